@@ -1,0 +1,181 @@
+// swift-tools-version: 6.1
+//
+// forecastd: a weather daemon for Linux status bars.
+//
+// Dependencies point one way:
+//   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+// Each library target has a test target of the same name; EndToEndTests runs the built executables.
+
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "forecastd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "forecastd", targets: ["forecastd"]),
+        .executable(name: "forecastctl", targets: ["forecastctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // MARK: C
+
+        /// libgps, the gpsd client library. Only `Location` imports it.
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+
+        // MARK: Model
+
+        /// Pure values: coordinates, places, conditions, forecasts, units, the report. No I/O.
+        .target(name: "ForecastModel", swiftSettings: strict),
+        .testTarget(name: "ForecastModelTests", dependencies: ["ForecastModel"], swiftSettings: strict),
+
+        // MARK: Settings
+
+        /// The TOML settings file: discovery, decoding, validation with file:line errors, defaults.
+        .target(
+            name: "Settings",
+            dependencies: [
+                "ForecastModel",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strict),
+
+        // MARK: Gazetteer
+
+        /// Offline place names: the GeoNames table and an exact nearest-place search.
+        .target(
+            name: "Gazetteer",
+            dependencies: ["ForecastModel"],
+            resources: [.copy("Resources/gazetteer.bin")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer"], swiftSettings: strict),
+
+        // MARK: Location
+
+        /// Where the machine is: gpsd (through libgps), the pin, and the policy that picks one.
+        .target(
+            name: "Location",
+            dependencies: [
+                "ForecastModel",
+                "CGPS",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LocationTests",
+            dependencies: ["Location", "TestSupport"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Weather providers
+
+        /// Weather services over HTTP, each mapped onto the model.
+        .target(
+            name: "WeatherProviders",
+            dependencies: [
+                "ForecastModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WeatherProvidersTests",
+            dependencies: ["WeatherProviders", "TestSupport"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Rendering
+
+        /// Turns a report into what readers see: JSON and the human summary.
+        .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"], swiftSettings: strict),
+
+        // MARK: Control
+
+        /// The socket protocol's types and a blocking client, shared by forecastctl and tests.
+        .target(name: "Control", dependencies: ["ForecastModel"], swiftSettings: strict),
+
+        // MARK: Daemon
+
+        /// Services under a ServiceGroup: the one state owner, location and forecast loops, status file, socket.
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "ForecastModel", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering", "Control",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["Daemon", "TestSupport"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Executables
+
+        .executableTarget(
+            name: "forecastd",
+            dependencies: [
+                "Daemon", "Settings",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "forecastctl",
+            dependencies: [
+                "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Tests that run the real programs
+
+        /// Real peers for tests: a replaying HTTP server, gpsfake + gpsd, the daemon as a child process,
+        /// and the recorded fixtures under Tests/Fixtures.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", "Control", "ForecastModel"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,265 @@
+import Foundation
+
+/// The one thing forecastd publishes: to the status file, on the socket, to every renderer.
+///
+/// Documented in `docs/report.md`. Values a source did not give are absent from the JSON, never null.
+/// All quantities are already in the user's units (see ``units``).
+public struct Report: Sendable, Hashable, Codable {
+    /// Version of this schema; bumped only for changes that break readers.
+    public static let schemaVersion = 1
+
+    public var schema: Int
+    /// When this report was produced (RFC 3339, UTC).
+    public var updatedAt: String
+    /// True when the forecast is older than its refresh interval allows or the last refresh failed.
+    public var stale: Bool
+    /// Age of the forecast data in seconds, when there is any.
+    public var ageSeconds: Int?
+    /// What state the daemon is in, for readers that show a short text instead of data.
+    public var status: ReportStatus
+    public var location: ReportLocation?
+    public var place: ReportPlace?
+    public var units: ReportUnits
+    public var current: ReportCurrent?
+    public var hourly: [ReportHour]
+    public var daily: [ReportDay]
+    public var provider: ReportProvider?
+    public var errors: [ReportError]
+
+    public init(
+        schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
+        location: ReportLocation?, place: ReportPlace?, units: ReportUnits, current: ReportCurrent?,
+        hourly: [ReportHour], daily: [ReportDay], provider: ReportProvider?, errors: [ReportError]
+    ) {
+        self.schema = schema
+        self.updatedAt = updatedAt
+        self.stale = stale
+        self.ageSeconds = ageSeconds
+        self.status = status
+        self.location = location
+        self.place = place
+        self.units = units
+        self.current = current
+        self.hourly = hourly
+        self.daily = daily
+        self.provider = provider
+        self.errors = errors
+    }
+
+    /// The encoder every writer of reports uses: snake_case keys, one line, no escaped slashes.
+    public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}
+
+/// The daemon's state in one word. Raw values are stable.
+public enum ReportStatus: String, Sendable, Hashable, Codable {
+    /// A forecast for a known location is shown (possibly stale).
+    case ok
+    /// Starting: no position yet, but sources are still being asked.
+    case locating
+    /// No source knows the position (no gpsd fix, no pin): nothing to forecast for.
+    case noLocation = "no_location"
+    /// The position is known but no forecast could be fetched yet.
+    case noForecast = "no_forecast"
+}
+
+public struct ReportLocation: Sendable, Hashable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+    public var source: String
+    public var accuracyM: Double?
+    public var fixTime: String?
+    /// Seconds since the position was received.
+    public var ageSeconds: Int?
+
+    public init(
+        latitude: Double, longitude: Double, source: String, accuracyM: Double? = nil, fixTime: String? = nil,
+        ageSeconds: Int? = nil
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.source = source
+        self.accuracyM = accuracyM
+        self.fixTime = fixTime
+        self.ageSeconds = ageSeconds
+    }
+}
+
+public struct ReportPlace: Sendable, Hashable, Codable {
+    public var name: String
+    public var admin1: String?
+    public var country: String
+    public var countryCode: String
+    public var population: Int?
+    public var distanceKm: Double
+    public var timezone: String?
+
+    public init(
+        name: String, admin1: String?, country: String, countryCode: String, population: Int?, distanceKm: Double,
+        timezone: String?
+    ) {
+        self.name = name
+        self.admin1 = admin1
+        self.country = country
+        self.countryCode = countryCode
+        self.population = population
+        self.distanceKm = distanceKm
+        self.timezone = timezone
+    }
+}
+
+public struct ReportUnits: Sendable, Hashable, Codable {
+    /// `metric` or `imperial`.
+    public var system: String
+    public var temperature: String
+    public var windSpeed: String
+    public var precipitation: String
+
+    public init(_ system: UnitSystem) {
+        self.system = system.rawValue
+        self.temperature = system.temperatureSymbol
+        self.windSpeed = system.windSpeedSymbol
+        self.precipitation = system.precipitationSymbol
+    }
+}
+
+public struct ReportCurrent: Sendable, Hashable, Codable {
+    public var time: String
+    public var temperature: Double?
+    public var apparentTemperature: Double?
+    public var humidity: Double?
+    public var windSpeed: Double?
+    public var windDirection: Double?
+    public var precipitation: Double?
+    public var pressure: Double?
+    public var condition: Condition?
+    public var isDay: Bool?
+
+    public init(
+        time: String, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
+        windSpeed: Double? = nil, windDirection: Double? = nil, precipitation: Double? = nil, pressure: Double? = nil,
+        condition: Condition? = nil, isDay: Bool? = nil
+    ) {
+        self.time = time
+        self.temperature = temperature
+        self.apparentTemperature = apparentTemperature
+        self.humidity = humidity
+        self.windSpeed = windSpeed
+        self.windDirection = windDirection
+        self.precipitation = precipitation
+        self.pressure = pressure
+        self.condition = condition
+        self.isDay = isDay
+    }
+}
+
+public struct ReportHour: Sendable, Hashable, Codable {
+    public var time: String
+    public var temperature: Double?
+    public var apparentTemperature: Double?
+    public var humidity: Double?
+    public var precipitation: Double?
+    public var precipitationProbability: Double?
+    public var windSpeed: Double?
+    public var windDirection: Double?
+    public var condition: Condition?
+    public var isDay: Bool?
+
+    public init(
+        time: String, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
+        precipitation: Double? = nil, precipitationProbability: Double? = nil, windSpeed: Double? = nil,
+        windDirection: Double? = nil, condition: Condition? = nil, isDay: Bool? = nil
+    ) {
+        self.time = time
+        self.temperature = temperature
+        self.apparentTemperature = apparentTemperature
+        self.humidity = humidity
+        self.precipitation = precipitation
+        self.precipitationProbability = precipitationProbability
+        self.windSpeed = windSpeed
+        self.windDirection = windDirection
+        self.condition = condition
+        self.isDay = isDay
+    }
+}
+
+public struct ReportDay: Sendable, Hashable, Codable {
+    public var date: String
+    public var temperatureMin: Double?
+    public var temperatureMax: Double?
+    public var condition: Condition?
+    public var precipitationProbability: Double?
+    public var precipitationSum: Double?
+    public var windSpeedMax: Double?
+    public var sunrise: String?
+    public var sunset: String?
+
+    public init(
+        date: String, temperatureMin: Double? = nil, temperatureMax: Double? = nil, condition: Condition? = nil,
+        precipitationProbability: Double? = nil, precipitationSum: Double? = nil, windSpeedMax: Double? = nil,
+        sunrise: String? = nil, sunset: String? = nil
+    ) {
+        self.date = date
+        self.temperatureMin = temperatureMin
+        self.temperatureMax = temperatureMax
+        self.condition = condition
+        self.precipitationProbability = precipitationProbability
+        self.precipitationSum = precipitationSum
+        self.windSpeedMax = windSpeedMax
+        self.sunrise = sunrise
+        self.sunset = sunset
+    }
+}
+
+public struct ReportProvider: Sendable, Hashable, Codable {
+    public var name: String
+    public var attribution: String
+    /// When the forecast was fetched (RFC 3339, UTC).
+    public var fetchedAt: String
+
+    public init(name: String, attribution: String, fetchedAt: String) {
+        self.name = name
+        self.attribution = attribution
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// A problem a reader should know about. The report keeps its last good data beside it.
+public struct ReportError: Sendable, Hashable, Codable {
+    /// Stable class of the problem; see ``ErrorKind``.
+    public var kind: String
+    /// One sentence for people, naming what and where.
+    public var message: String
+    /// When the problem was first seen (RFC 3339, UTC).
+    public var since: String?
+
+    public init(kind: ErrorKind, message: String, since: String? = nil) {
+        self.kind = kind.rawValue
+        self.message = message
+        self.since = since
+    }
+}
+
+/// Classes of problems. Raw values are stable identifiers.
+public enum ErrorKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case config
+    case noLocation = "no_location"
+    case gpsd
+    case offline
+    case timeout
+    case rateLimited = "rate_limited"
+    case auth
+    case providerError = "provider_error"
+    case badResponse = "bad_response"
+    case state
+}

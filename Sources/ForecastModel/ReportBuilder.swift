@@ -1,0 +1,134 @@
+import Foundation
+
+/// Everything a report is made from. The daemon's state owner keeps one of these and renders it
+/// whenever something changes, so a units switch needs no new data.
+public struct ReportInputs: Sendable, Hashable {
+    public var fix: LocationFix?
+    public var place: Place?
+    /// The last good forecast, kept across failures and restarts.
+    public var forecast: Forecast?
+    public var units: UnitSystem
+    /// How old a forecast may get before it counts as stale (normally a little over the refresh interval).
+    public var staleAfter: TimeInterval
+    /// Whether the position sources are still starting (so "no position yet" is not a final state).
+    public var locating: Bool
+    public var errors: [ReportError]
+
+    public init(
+        fix: LocationFix? = nil, place: Place? = nil, forecast: Forecast? = nil, units: UnitSystem = .metric,
+        staleAfter: TimeInterval = 30 * 60, locating: Bool = false, errors: [ReportError] = []
+    ) {
+        self.fix = fix
+        self.place = place
+        self.forecast = forecast
+        self.units = units
+        self.staleAfter = staleAfter
+        self.locating = locating
+        self.errors = errors
+    }
+}
+
+extension Report {
+    /// Number of hourly steps a report carries.
+    public static let hourlyCount = 24
+    /// Number of daily steps a report carries: today and 6 days.
+    public static let dailyCount = 7
+
+    /// Renders the inputs as a report at `now`, converting to the user's units.
+    public init(_ inputs: ReportInputs, now: Date) {
+        let units = inputs.units
+        let forecast = inputs.forecast
+        let offset = forecast?.utcOffsetSeconds ?? 0
+
+        let age = forecast.map { max(0, Int(now.timeIntervalSince($0.fetchedAt).rounded(.down))) }
+        let failing = inputs.errors.contains { $0.kind != ErrorKind.config.rawValue }
+        let stale = forecast.map { now.timeIntervalSince($0.fetchedAt) > inputs.staleAfter || failing } ?? false
+
+        let status: ReportStatus =
+            if forecast != nil { .ok }
+            else if inputs.fix != nil { .noForecast }
+            else if inputs.locating { .locating }
+            else { .noLocation }
+
+        let location = inputs.fix.map { fix in
+            ReportLocation(
+                latitude: fix.coordinate.latitude.rounded(places: 6),
+                longitude: fix.coordinate.longitude.rounded(places: 6),
+                source: fix.source.rawValue,
+                accuracyM: fix.accuracyMeters.map { $0.rounded(places: 1) },
+                fixTime: fix.fixTime.map { Timestamps.rfc3339($0) },
+                ageSeconds: max(0, Int(now.timeIntervalSince(fix.receivedAt).rounded(.down))))
+        }
+
+        let place = inputs.place.map { place in
+            ReportPlace(
+                name: inputs.fix?.label ?? place.name, admin1: place.admin1, country: place.country,
+                countryCode: place.countryCode, population: place.population > 0 ? place.population : nil,
+                distanceKm: place.distanceKm.rounded(places: 2), timezone: place.timezone)
+        }
+
+        func temperature(_ value: Double?) -> Double? { value.map { units.temperature(fromCelsius: $0).rounded(places: 1) } }
+        func speed(_ value: Double?) -> Double? { value.map { units.windSpeed(fromKmh: $0).rounded(places: 1) } }
+        func amount(_ value: Double?) -> Double? {
+            value.map { units.precipitation(fromMillimetres: $0).rounded(places: units == .metric ? 1 : 2) }
+        }
+        func time(_ date: Date) -> String { Timestamps.rfc3339(date, utcOffsetSeconds: offset) }
+
+        let current = forecast?.current.map { c in
+            ReportCurrent(
+                time: time(c.time), temperature: temperature(c.temperature),
+                apparentTemperature: temperature(c.apparentTemperature), humidity: c.humidity?.rounded(places: 0),
+                windSpeed: speed(c.windSpeed), windDirection: c.windDirection?.rounded(places: 0),
+                precipitation: amount(c.precipitation), pressure: c.pressure?.rounded(places: 1),
+                condition: c.condition.map { $0.condition(isDay: c.isDay ?? true) }, isDay: c.isDay)
+        }
+
+        // The next hours start at the hour that contains `now`, not at the first hour the provider sent
+        // (which is local midnight for Open-Meteo).
+        let hourStart = now.addingTimeInterval(-3600)
+        let hourly = (forecast?.hourly ?? []).lazy.filter { $0.time > hourStart }.prefix(Report.hourlyCount).map { h in
+            ReportHour(
+                time: time(h.time), temperature: temperature(h.temperature),
+                apparentTemperature: temperature(h.apparentTemperature), humidity: h.humidity?.rounded(places: 0),
+                precipitation: amount(h.precipitation),
+                precipitationProbability: h.precipitationProbability?.rounded(places: 0), windSpeed: speed(h.windSpeed),
+                windDirection: h.windDirection?.rounded(places: 0),
+                condition: h.condition.map { $0.condition(isDay: h.isDay ?? true) }, isDay: h.isDay)
+        }
+
+        let today = Timestamps.localDate(now, utcOffsetSeconds: offset)
+        let daily = (forecast?.daily ?? []).lazy.filter { $0.date >= today }.prefix(Report.dailyCount).map { d in
+            ReportDay(
+                date: d.date, temperatureMin: temperature(d.temperatureMin), temperatureMax: temperature(d.temperatureMax),
+                condition: d.condition.map { $0.condition(isDay: true) },
+                precipitationProbability: d.precipitationProbability?.rounded(places: 0),
+                precipitationSum: amount(d.precipitationSum), windSpeedMax: speed(d.windSpeedMax),
+                sunrise: d.sunrise.map(time), sunset: d.sunset.map(time))
+        }
+
+        var errors = inputs.errors
+        if status == .noLocation, !errors.contains(where: { $0.kind == ErrorKind.noLocation.rawValue }) {
+            errors.append(
+                ReportError(
+                    kind: .noLocation,
+                    message: "No position: gpsd has no fix and no pin is set (forecastctl pin LAT,LON, or [location.pin] in the config)."
+                ))
+        }
+
+        self.init(
+            updatedAt: Timestamps.rfc3339(now), stale: stale, ageSeconds: age, status: status, location: location,
+            place: place, units: ReportUnits(units), current: current, hourly: Array(hourly), daily: Array(daily),
+            provider: forecast.map {
+                ReportProvider(name: $0.provider, attribution: $0.attribution, fetchedAt: Timestamps.rfc3339($0.fetchedAt))
+            },
+            errors: errors)
+    }
+}
+
+extension Double {
+    /// Rounds half away from zero to a number of decimal places, for tidy JSON.
+    public func rounded(places: Int) -> Double {
+        let scale = pow(10.0, Double(places))
+        return (self * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// The recorded receiver logs and provider responses under `Tests/Fixtures`, found from this
+/// source file's location so tests work from any clone without resource bundles.
+public enum Fixtures {
+    /// The repository's root directory.
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // TestSupport
+        .deletingLastPathComponent()  // Sources
+        .deletingLastPathComponent()
+
+    public static let directory = repositoryRoot.appendingPathComponent("Tests/Fixtures")
+
+    /// A fixture's URL, e.g. `url("nmea/gpslim236.log")`.
+    public static func url(_ relativePath: String) -> URL {
+        directory.appendingPathComponent(relativePath)
+    }
+
+    /// A fixture's bytes; throws when it is missing so a test fails with the path in the message.
+    public static func data(_ relativePath: String) throws -> Data {
+        try Data(contentsOf: url(relativePath))
+    }
+}
