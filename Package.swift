@@ -102,7 +102,13 @@ let package = Package(
         ),
         .testTarget(
             name: "WeatherProvidersTests",
-            dependencies: ["WeatherProviders", "TestSupport"],
+            dependencies: [
+                "WeatherProviders", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -134,7 +140,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["Daemon", "TestSupport"],
+            dependencies: [
+                "Daemon", "TestSupport",
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
 
@@ -174,7 +183,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "Control", "ForecastModel"],
+            // The executables are dependencies so that `swift test` builds them before running.
+            dependencies: ["TestSupport", "Control", "ForecastModel", "Rendering", "forecastd", "forecastctl"],
             swiftSettings: strict
         ),
     ]

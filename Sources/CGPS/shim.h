@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <gps.h>
+#include <sys/prctl.h>
 
 // The Swift side reads gps_data_t fields whose layout changes between libgps API
 // majors (see libgps(3)): refuse to build against one this code was not written for.
@@ -16,5 +17,10 @@ static inline int cgps_errno(void) { return errno; }
 
 /// WATCH_ENABLE | WATCH_JSON as one value, so Swift needs no flag arithmetic across types.
 static inline unsigned int cgps_watch_json(void) { return WATCH_ENABLE | WATCH_JSON; }
+
+/// Names the calling thread (Linux keeps 15 bytes) so `top -H` and the tests can find gpsd's reader.
+/// prctl is variadic and pthread_setname_np needs _GNU_SOURCE, so Swift can call neither directly; and
+/// Foundation's Thread.name can race with the thread's start and name nothing.
+static inline void cgps_name_this_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 #endif

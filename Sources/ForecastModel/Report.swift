@@ -46,11 +46,13 @@ public struct Report: Sendable, Hashable, Codable {
         self.errors = errors
     }
 
-    /// The encoder every writer of reports uses: snake_case keys, one line, no escaped slashes.
+    /// The encoder every writer of reports uses: snake_case keys in sorted order (so the same report
+    /// is always the same bytes), one line, no escaped slashes.
     public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

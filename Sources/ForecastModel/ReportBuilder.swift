@@ -28,6 +28,15 @@ public struct ReportInputs: Sendable, Hashable {
     }
 }
 
+extension ReportInputs {
+    /// Whether a report made at `now` shows its forecast as stale: too old, or its last refresh failed.
+    public func isStale(now: Date) -> Bool {
+        guard let forecast else { return false }
+        let failing = errors.contains { $0.kind != ErrorKind.config.rawValue && $0.kind != ErrorKind.noLocation.rawValue }
+        return now.timeIntervalSince(forecast.fetchedAt) > staleAfter || failing
+    }
+}
+
 extension Report {
     /// Number of hourly steps a report carries.
     public static let hourlyCount = 24
@@ -41,8 +50,7 @@ extension Report {
         let offset = forecast?.utcOffsetSeconds ?? 0
 
         let age = forecast.map { max(0, Int(now.timeIntervalSince($0.fetchedAt).rounded(.down))) }
-        let failing = inputs.errors.contains { $0.kind != ErrorKind.config.rawValue }
-        let stale = forecast.map { now.timeIntervalSince($0.fetchedAt) > inputs.staleAfter || failing } ?? false
+        let stale = inputs.isStale(now: now)
 
         let status: ReportStatus =
             if forecast != nil { .ok }

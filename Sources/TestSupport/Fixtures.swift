@@ -21,3 +21,13 @@ public enum Fixtures {
         try Data(contentsOf: url(relativePath))
     }
 }
+
+/// Runs blocking work (a blocking socket client, waiting for a process) on a thread of its own.
+///
+/// The Swift concurrency pool has one thread per core (two here): tests that block it would starve
+/// the very servers they talk to when they run in the same process.
+public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}

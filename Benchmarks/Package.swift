@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+//
+// Benchmarks for forecastd, kept out of the main package so that building or testing forecastd
+// never fetches or builds the benchmark tooling. Run them with Benchmarks/run.sh.
+//
+// The main package exports no library products, so the targets measured here are the main
+// package's own sources, reached through the symlinks in Sources/.
+
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "forecastd-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // MARK: The measured code (symlinks to ../Sources)
+
+        .target(name: "ForecastModel", swiftSettings: strict),
+        .target(
+            name: "Gazetteer",
+            dependencies: ["ForecastModel"],
+            resources: [.copy("Resources/gazetteer.bin")],
+            swiftSettings: strict
+        ),
+
+        // MARK: Benchmarks
+
+        /// Gazetteer open, single nearest-place lookups and batches of 1000.
+        .executableTarget(
+            name: "GazetteerBenchmarks",
+            dependencies: [
+                "Gazetteer",
+                "ForecastModel",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/GazetteerBenchmarks",
+            swiftSettings: strict,
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        ),
+
+        /// Prints the process's resident memory before and after opening the gazetteer and
+        /// after lookups: what the gazetteer adds to the daemon's footprint.
+        .executableTarget(
+            name: "GazetteerMemory",
+            dependencies: ["Gazetteer", "ForecastModel"],
+            swiftSettings: strict
+        ),
+    ]
+)

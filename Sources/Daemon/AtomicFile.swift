@@ -1,0 +1,81 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes files so that a reader sees the old bytes or the new bytes, never a mix.
+///
+/// The bytes go to a temporary file in the same directory, are flushed to disk, and the temporary
+/// file is renamed over the target (rename is atomic within a file system). A crash at any point
+/// leaves the old file intact and at worst a stray `.NAME.tmp-*` file.
+public enum AtomicFile {
+    public struct WriteError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Replaces `path` with `bytes`. `mode` applies to a new file; an existing file keeps its mode.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644) throws(WriteError) {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let template = directory + "/." + url.lastPathComponent + ".tmp-XXXXXX"
+        var templateBytes = Array(template.utf8CString)
+        let fd = templateBytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw WriteError(description: "\(path): cannot create a temporary file in \(directory): \(lastError())") }
+        let temporary = String(decoding: templateBytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var succeeded = false
+        defer {
+            if !succeeded { unlink(temporary) }
+        }
+
+        var existing = stat()
+        let finalMode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : mode
+        fchmod(fd, finalMode)
+
+        let contiguous = Array(bytes)
+        var offset = 0
+        while offset < contiguous.count {
+            let written = contiguous[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let reason = lastError()
+                close(fd)
+                throw WriteError(description: "\(path): write failed: \(reason)")
+            }
+            offset += written
+        }
+        if fsync(fd) != 0 {
+            let reason = lastError()
+            close(fd)
+            throw WriteError(description: "\(path): fsync failed: \(reason)")
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw WriteError(description: "\(path): rename failed: \(lastError())") }
+        succeeded = true
+        // Make the rename itself durable: flush the directory entry.
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Creates a directory and its parents; new directories get `mode` (0700: runtime files are private).
+    ///
+    /// A directory that another ordinary user owns is refused: in a shared place like
+    /// `/tmp/forecastd-<uid>` it could have been planted to read or redirect forecastd's files.
+    public static func makeDirectory(_ path: String, mode: Int = 0o700) throws(WriteError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+        } catch {
+            throw WriteError(description: "\(path): cannot create the directory: \(error.localizedDescription)")
+        }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_uid != getuid(), info.st_uid != 0 {
+            throw WriteError(description: "\(path): the directory belongs to another user (uid \(info.st_uid)); refusing to use it")
+        }
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
+}

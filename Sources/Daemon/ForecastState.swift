@@ -1,0 +1,264 @@
+import ForecastModel
+import Foundation
+import Location
+import Logging
+import WeatherProviders
+
+/// The one owner of the daemon's mutable state: positions, place, forecast, errors, and the
+/// published report.
+///
+/// Every other part talks to it with `Sendable` values: location events in, forecasts and
+/// failures in, reports out. The published report changes only when something a reader can see
+/// changes, so an idle daemon writes nothing.
+public actor ForecastState {
+    private var configuration: DaemonConfiguration
+    private let places: (any PlaceNaming)?
+    private let logger: Logger
+    private let clock: @Sendable () -> Date
+    private let startedAt: Date
+    /// How long "locating" may last before a missing position counts as "no location".
+    private let locatingGrace: TimeInterval
+
+    // Position.
+    private var gpsdFix: LocationFix?
+    private var gpsdProblem: String?
+    private var gpsdAnswered = false
+    private var chosenReason = ""
+
+    // Forecast.
+    private var forecastRequestedFor: Coordinate?
+    private var failure: Failure?
+
+    // Output.
+    private var inputs: ReportInputs
+    private var publishedInputs: ReportInputs
+    /// The report every reader gets: the status file, the socket, watchers.
+    public private(set) var report: Report
+    private var subscribers: [Int: AsyncStream<Report>.Continuation] = [:]
+    private var nextSubscriberID = 0
+    private let refreshContinuation: AsyncStream<Void>.Continuation
+    /// Yields whenever a forecast fetch may be due; the forecast service is its only consumer.
+    public nonisolated let refreshRequests: AsyncStream<Void>
+
+    private struct Failure {
+        var error: ProviderError
+        var since: Date
+        var lastAttempt: Date
+        var attempts: Int
+    }
+
+    public init(
+        configuration: DaemonConfiguration, places: (any PlaceNaming)?, logger: Logger,
+        locatingGrace: TimeInterval = 10, clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.places = places
+        self.logger = logger
+        self.clock = clock
+        self.locatingGrace = locatingGrace
+        let now = clock()
+        startedAt = now
+        inputs = ReportInputs(
+            units: configuration.units, staleAfter: configuration.staleAfter,
+            locating: configuration.mode == .auto && configuration.gpsd != nil)
+        publishedInputs = inputs
+        report = Report(inputs, now: now)
+        (refreshRequests, refreshContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: Position
+
+    /// Takes an event from a position source.
+    public func handle(_ event: LocationEvent) {
+        switch event {
+        case .fix(let fix) where fix.source == .gpsd:
+            guard fix.coordinate.isPlausible else { return }
+            gpsdFix = fix
+            gpsdProblem = nil
+            gpsdAnswered = true
+        case .fix:
+            break
+        case .noFix:
+            gpsdAnswered = true
+        case .connected:
+            gpsdAnswered = true
+            gpsdProblem = nil
+        case .unavailable(_, let reason):
+            gpsdAnswered = true
+            gpsdProblem = reason
+        }
+        reevaluate()
+    }
+
+    /// Re-judges everything that depends on time: fix freshness, staleness, due refreshes.
+    /// Called once at start (a pin is usable before any source answers) and then periodically.
+    public func tick() {
+        reevaluate()
+    }
+
+    private func reevaluate() {
+        let now = clock()
+        let pin = configuration.pin.map {
+            LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
+        }
+        let policy = LocationPolicy(
+            mode: configuration.mode == .auto ? .auto : .pinned, maxFixAge: .seconds(configuration.maxFixAge))
+        let choice = policy.choose(gpsd: configuration.gpsd == nil ? nil : gpsdFix, pin: pin, now: now)
+
+        if let chosen = choice.fix {
+            if isSignificantChange(from: inputs.fix, to: chosen) {
+                if inputs.fix?.source != chosen.source {
+                    logger.info(
+                        "Using the position from \(chosen.source.rawValue).",
+                        metadata: [
+                            "location.source": "\(chosen.source.rawValue)", "location.reason": "\(choice.reason)",
+                            "location.latitude": "\(chosen.coordinate.latitude)",
+                            "location.longitude": "\(chosen.coordinate.longitude)",
+                        ])
+                }
+                inputs.fix = chosen
+                inputs.place = places?.nearestPlace(to: chosen.coordinate)
+            }
+        } else if inputs.fix != nil {
+            logger.warning("No source knows the position any more.", metadata: ["location.reason": "\(choice.reason)"])
+            inputs.fix = nil
+            inputs.place = nil
+        }
+        chosenReason = choice.reason
+
+        let stillLocating =
+            inputs.fix == nil && configuration.mode == .auto && configuration.gpsd != nil
+            && gpsdProblem == nil && now.timeIntervalSince(startedAt) < locatingGrace
+        inputs.locating = stillLocating
+        inputs.errors = currentErrors()
+        publishIfChanged(now: now)
+        if dueFetch() != nil { refreshContinuation.yield() }
+    }
+
+    /// Small moves of a gpsd position (noise, walking) do not republish the report: every
+    /// republication is a status-file write, and an SD card on a Pi should not get one a second.
+    private func isSignificantChange(from old: LocationFix?, to new: LocationFix) -> Bool {
+        guard let old else { return true }
+        return old.source != new.source || old.label != new.label
+            || old.coordinate.distanceKm(to: new.coordinate) > 0.025
+    }
+
+    // MARK: Forecast
+
+    /// Where a forecast should be fetched for now, or nil when none is due.
+    public func dueFetch() -> Coordinate? {
+        guard let target = inputs.fix?.coordinate else { return nil }
+        let now = clock()
+        if let failure, now < failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)) { return nil }
+        guard let forecast = inputs.forecast, let requested = forecastRequestedFor else { return target }
+        if requested.distanceKm(to: target) > configuration.refreshDistanceKm { return target }
+        if now.timeIntervalSince(forecast.fetchedAt) >= configuration.refreshInterval { return target }
+        return nil
+    }
+
+    /// Exponential backoff after failures (30 s, 1, 2, 4… min), capped at the refresh interval,
+    /// and never sooner than a provider's Retry-After.
+    private func retryDelay(after failure: Failure) -> TimeInterval {
+        let exponential = 30 * pow(2, Double(min(failure.attempts - 1, 16)))
+        var delay = min(configuration.refreshInterval, exponential)
+        if let retryAfter = failure.error.retryAfter {
+            delay = max(delay, Double(retryAfter.components.seconds))
+        }
+        return delay
+    }
+
+    /// Records a good forecast for a position.
+    public func forecastSucceeded(_ forecast: Forecast, for coordinate: Coordinate) {
+        if let failure {
+            logger.info(
+                "The forecast provider answers again.",
+                metadata: ["provider": "\(forecast.provider)", "failed_attempts": "\(failure.attempts)"])
+        }
+        logger.debug(
+            "Fetched a forecast.",
+            metadata: [
+                "provider": "\(forecast.provider)", "location.latitude": "\(coordinate.latitude)",
+                "location.longitude": "\(coordinate.longitude)",
+            ])
+        failure = nil
+        inputs.forecast = forecast
+        forecastRequestedFor = coordinate
+        inputs.errors = currentErrors()
+        publishIfChanged(now: clock())
+    }
+
+    /// Records a failed fetch; the last good forecast stays, marked stale.
+    public func forecastFailed(_ error: ProviderError, for coordinate: Coordinate) {
+        let now = clock()
+        if var failure {
+            failure.attempts += 1
+            failure.lastAttempt = now
+            failure.error = error
+            self.failure = failure
+            logger.debug("The forecast fetch failed again.", metadata: ["error": "\(error)", "attempts": "\(failure.attempts)"])
+        } else {
+            failure = Failure(error: error, since: now, lastAttempt: now, attempts: 1)
+            logger.warning(
+                "The forecast fetch failed; keeping the last good forecast.",
+                metadata: ["error": "\(error)", "error.kind": "\(error.kind.rawValue)"])
+        }
+        inputs.errors = currentErrors()
+        publishIfChanged(now: now)
+    }
+
+    // MARK: Report
+
+    private func currentErrors() -> [ReportError] {
+        var errors: [ReportError] = []
+        if inputs.fix == nil, !inputs.locating {
+            var reasons: [String] = []
+            if configuration.mode == .auto {
+                if configuration.gpsd == nil {
+                    reasons.append("gpsd is switched off")
+                } else if let problem = gpsdProblem {
+                    reasons.append("gpsd is not available (\(problem))")
+                } else {
+                    reasons.append("gpsd has no fix")
+                }
+            }
+            reasons.append("no pin is set")
+            errors.append(
+                ReportError(
+                    kind: .noLocation,
+                    message: "No position: " + reasons.joined(separator: " and ")
+                        + ". Set one with `forecastctl pin LAT,LON` or [location.pin] in the config."))
+        }
+        if let failure {
+            errors.append(
+                ReportError(kind: failure.error.kind, message: failure.error.message, since: Timestamps.rfc3339(failure.since)))
+        }
+        return errors
+    }
+
+    private func publishIfChanged(now: Date) {
+        guard inputs != publishedInputs || inputs.isStale(now: now) != report.stale else { return }
+        report = Report(inputs, now: now)
+        publishedInputs = inputs
+        for continuation in subscribers.values { continuation.yield(report) }
+    }
+
+    /// The current report, then every new one, until the caller stops iterating.
+    public func subscribe() -> AsyncStream<Report> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Report.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        subscribers[id] = continuation
+        continuation.yield(report)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+
+    /// Why the current position source was chosen, for logs and `forecastctl`.
+    public var locationReason: String { chosenReason }
+}

@@ -1,0 +1,520 @@
+/// Where each key, table header and value of a TOML document is written: line, column and bytes.
+///
+/// TOMLKit (toml++) parses values but keeps no source positions, and a settings error is only useful
+/// when it names the line to fix. This is a small, forgiving, line-aware lexer that finds every
+/// statement without interpreting values: strings (all four kinds, multi-line included), arrays
+/// and inline tables are skipped over correctly, so a `[` inside a string or a multi-line array never
+/// looks like a table header. It never fails: on text TOMLKit rejects it maps what it can, and the
+/// parser's own error is what the user sees.
+///
+/// It is also the base for editing the file in place: ``Entry/valueBytes`` is the exact byte range
+/// of a value as written (before any trailing comment), so a value can be replaced while every other
+/// byte of the file, comments and layout included, stays as it was.
+///
+/// Lines and columns are 1-based; columns count Unicode scalars, as toml++ does in its errors.
+package struct TOMLSourceMap: Sendable {
+    /// A 1-based line and column.
+    package struct Position: Sendable, Hashable, Comparable, CustomStringConvertible {
+        package var line: Int
+        package var column: Int
+
+        package init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
+
+        package static func < (lhs: Position, rhs: Position) -> Bool {
+            (lhs.line, lhs.column) < (rhs.line, rhs.column)
+        }
+
+        package var description: String { "\(line):\(column)" }
+    }
+
+    /// One statement of the document: a `key = value` pair or a `[table]` / `[[array]]` header.
+    package struct Entry: Sendable, Hashable {
+        package enum Kind: Sendable, Hashable {
+            /// `key = value`, possibly dotted, possibly inside an inline table.
+            case keyValue
+            /// A `[table]` header.
+            case table
+            /// An `[[array of tables]]` header; keys under it are mapped without an index.
+            case arrayOfTables
+        }
+
+        package var kind: Kind
+        /// The full, unescaped key path: the enclosing header's path, then the (dotted) key.
+        package var keyPath: [String]
+        /// The first character of the key, or the `[` of a header.
+        package var key: Position
+        /// The first character of the value; `nil` for headers.
+        package var value: Position?
+        /// The bytes of the key as written (a header's from `[` to its last `]`).
+        package var keyBytes: Range<Int>
+        /// The bytes of the value as written, without trailing whitespace or comment; `nil` for headers.
+        package var valueBytes: Range<Int>?
+        /// The lines the statement spans (more than one for multi-line strings and arrays).
+        package var lines: ClosedRange<Int>
+        /// The path of the `[header]` the statement is under (`[]` for the root table).
+        package var section: [String]
+        /// Whether the pair is written inside an inline table (`pin = { latitude = 1, … }`).
+        package var isInline: Bool
+    }
+
+    /// The document's UTF-8 bytes, as scanned.
+    package let bytes: [UInt8]
+    /// Every statement, in document order.
+    package let entries: [Entry]
+    /// The byte offset at which each line starts; `lineStarts[0]` is line 1.
+    package let lineStarts: [Int]
+
+    package init(_ text: String) {
+        var scanner = Scanner(bytes: Array(text.utf8))
+        scanner.scanDocument()
+        self.bytes = scanner.bytes
+        self.entries = scanner.entries
+        self.lineStarts = scanner.lineStarts
+    }
+
+    /// The first statement whose key path is exactly `keyPath` (a pair or a header).
+    package func entry(for keyPath: [String]) -> Entry? {
+        entries.first { $0.keyPath == keyPath }
+    }
+
+    /// Where the key `keyPath` is written.
+    ///
+    /// A table that has no header of its own (it only exists through dotted keys such as
+    /// `location.mode = …` or `[location.gpsd]`) is placed at the first statement inside it.
+    package func keyPosition(of keyPath: [String]) -> Position? {
+        if let entry = entry(for: keyPath) { return entry.key }
+        return firstEntry(under: keyPath)?.key
+    }
+
+    /// Where the value of `keyPath` starts; for a table, where its header (or first key) is.
+    package func valuePosition(of keyPath: [String]) -> Position? {
+        if let entry = entry(for: keyPath) { return entry.value ?? entry.key }
+        return firstEntry(under: keyPath)?.key
+    }
+
+    /// The bytes of line `line` (1-based), without its line break.
+    package func byteRange(ofLine line: Int) -> Range<Int>? {
+        guard line >= 1, line <= lineStarts.count else { return nil }
+        let start = lineStarts[line - 1]
+        var end = line < lineStarts.count ? lineStarts[line] : bytes.count
+        if end > start, bytes[end - 1] == ASCII.newline { end -= 1 }
+        if end > start, bytes[end - 1] == ASCII.carriageReturn { end -= 1 }
+        return start..<end
+    }
+
+    /// The last line that belongs to the section under `[header]` (`[]` for the root table).
+    ///
+    /// That is the last line of the last statement in the section, or the header's own line when
+    /// the section is empty; `nil` when the document has no such header. New keys for a table go
+    /// right after this line.
+    package func lastLine(ofSection header: [String]) -> Int? {
+        let inSection = entries.filter { $0.section == header }
+        if let last = inSection.max(by: { $0.lines.upperBound < $1.lines.upperBound }) {
+            return last.lines.upperBound
+        }
+        return header.isEmpty ? 0 : nil
+    }
+
+    /// The line and column of a byte offset.
+    package func position(ofByte offset: Int) -> Position {
+        Self.position(ofByte: offset, in: bytes, lineStarts: lineStarts)
+    }
+
+    private func firstEntry(under prefix: [String]) -> Entry? {
+        guard !prefix.isEmpty else { return entries.first }
+        return entries.first { $0.keyPath.count > prefix.count && Array($0.keyPath.prefix(prefix.count)) == prefix }
+    }
+
+    fileprivate static func position(ofByte offset: Int, in bytes: [UInt8], lineStarts: [Int]) -> Position {
+        // The last line starting at or before `offset`.
+        var low = 0
+        var high = lineStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        var start = lineStarts[low]
+        if low == 0, bytes.starts(with: ASCII.byteOrderMark) { start = min(offset, 3) }
+        // Columns count scalars: every byte that is not a UTF-8 continuation byte starts one.
+        var column = 1
+        var index = start
+        while index < offset && index < bytes.count {
+            if bytes[index] & 0b1100_0000 != 0b1000_0000 { column += 1 }
+            index += 1
+        }
+        return Position(line: low + 1, column: column)
+    }
+}
+
+// MARK: - The lexer
+
+private enum ASCII {
+    static let newline = UInt8(ascii: "\n")
+    static let carriageReturn = UInt8(ascii: "\r")
+    static let space = UInt8(ascii: " ")
+    static let tab = UInt8(ascii: "\t")
+    static let hash = UInt8(ascii: "#")
+    static let equals = UInt8(ascii: "=")
+    static let dot = UInt8(ascii: ".")
+    static let comma = UInt8(ascii: ",")
+    static let openBracket = UInt8(ascii: "[")
+    static let closeBracket = UInt8(ascii: "]")
+    static let openBrace = UInt8(ascii: "{")
+    static let closeBrace = UInt8(ascii: "}")
+    static let quote = UInt8(ascii: "\"")
+    static let apostrophe = UInt8(ascii: "'")
+    static let backslash = UInt8(ascii: "\\")
+    static let colon = UInt8(ascii: ":")
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+}
+
+private struct Scanner {
+    let bytes: [UInt8]
+    let lineStarts: [Int]
+    var index = 0
+    var entries: [TOMLSourceMap.Entry] = []
+    var section: [String] = []
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        var starts = [0]
+        for (offset, byte) in bytes.enumerated() where byte == ASCII.newline {
+            starts.append(offset + 1)
+        }
+        self.lineStarts = starts
+        if bytes.starts(with: ASCII.byteOrderMark) { index = 3 }
+    }
+
+    var isAtEnd: Bool { index >= bytes.count }
+
+    func peek(_ offset: Int = 0) -> UInt8? {
+        index + offset < bytes.count ? bytes[index + offset] : nil
+    }
+
+    func position(_ offset: Int) -> TOMLSourceMap.Position {
+        TOMLSourceMap.position(ofByte: offset, in: bytes, lineStarts: lineStarts)
+    }
+
+    // MARK: Statements
+
+    mutating func scanDocument() {
+        while true {
+            skipWhitespaceNewlinesAndComments()
+            guard let byte = peek() else { return }
+            let statementStart = index
+            if byte == ASCII.openBracket {
+                scanHeader()
+            } else {
+                scanKeyValue(prefix: section, isInline: false)
+            }
+            skipToNextLine()
+            // Whatever happened, move on: a malformed line must not stop the scan or loop forever.
+            if index == statementStart { index += 1 }
+        }
+    }
+
+    mutating func scanHeader() {
+        let start = index
+        let isArray = peek(1) == ASCII.openBracket
+        index += isArray ? 2 : 1
+        skipSpaces()
+        guard let key = scanKey() else { return }
+        skipSpaces()
+        guard peek() == ASCII.closeBracket else { return }
+        index += 1
+        if isArray {
+            guard peek() == ASCII.closeBracket else { return }
+            index += 1
+        }
+        let line = position(start).line
+        entries.append(
+            .init(
+                kind: isArray ? .arrayOfTables : .table, keyPath: key.path, key: position(start), value: nil,
+                keyBytes: start..<index, valueBytes: nil, lines: line...line, section: key.path, isInline: false
+            )
+        )
+        section = key.path
+    }
+
+    /// Scans `key = value` at the current index, recording it (and any inline table's pairs).
+    mutating func scanKeyValue(prefix: [String], isInline: Bool) {
+        let keyStart = index
+        guard let key = scanKey() else { return }
+        skipSpaces()
+        guard peek() == ASCII.equals else { return }
+        index += 1
+        skipSpaces()
+        let valueStart = index
+        let path = prefix + key.path
+        // Record the pair before its value so that pairs of an inline table follow their parent.
+        let entryIndex = entries.count
+        entries.append(
+            .init(
+                kind: .keyValue, keyPath: path, key: position(keyStart), value: position(valueStart),
+                keyBytes: keyStart..<key.end, valueBytes: valueStart..<valueStart, lines: 1...1, section: section,
+                isInline: isInline
+            )
+        )
+        scanValue(path: path)
+        let valueEnd = index
+        entries[entryIndex].valueBytes = valueStart..<valueEnd
+        entries[entryIndex].lines = position(keyStart).line...position(max(valueStart, valueEnd - 1)).line
+    }
+
+    // MARK: Keys
+
+    /// A dotted key: its unescaped components and the offset just past it.
+    mutating func scanKey() -> (path: [String], end: Int)? {
+        var path: [String] = []
+        while true {
+            guard let component = scanKeyComponent() else { return nil }
+            path.append(component)
+            let end = index
+            skipSpaces()
+            if peek() == ASCII.dot {
+                index += 1
+                skipSpaces()
+                continue
+            }
+            index = end
+            return (path, end)
+        }
+    }
+
+    mutating func scanKeyComponent() -> String? {
+        guard let byte = peek() else { return nil }
+        switch byte {
+        case ASCII.quote:
+            return scanSingleLineString(quote: ASCII.quote, escapes: true)
+        case ASCII.apostrophe:
+            return scanSingleLineString(quote: ASCII.apostrophe, escapes: false)
+        default:
+            let start = index
+            while let byte = peek(), isBareKeyByte(byte) { index += 1 }
+            guard index > start else { return nil }
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+    }
+
+    func isBareKeyByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case ASCII.space, ASCII.tab, ASCII.newline, ASCII.carriageReturn, ASCII.equals, ASCII.dot, ASCII.hash,
+            ASCII.openBracket, ASCII.closeBracket, ASCII.openBrace, ASCII.closeBrace, ASCII.comma, ASCII.quote,
+            ASCII.apostrophe:
+            return false
+        default:
+            return true
+        }
+    }
+
+    /// A `"…"` or `'…'` string on one line, decoded; the index ends after the closing quote.
+    mutating func scanSingleLineString(quote: UInt8, escapes: Bool) -> String? {
+        index += 1
+        var content: [UInt8] = []
+        while let byte = peek() {
+            if byte == ASCII.newline { return nil }
+            if byte == quote {
+                index += 1
+                let text = String(decoding: content, as: UTF8.self)
+                return escapes ? Self.unescape(text) : text
+            }
+            content.append(byte)
+            if escapes && byte == ASCII.backslash, let next = peek(1), next != ASCII.newline {
+                content.append(next)
+                index += 1
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Resolves the escapes of a basic string; unknown escapes are kept as written (toml++ rejects them).
+    static func unescape(_ text: String) -> String {
+        var result = ""
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\\", let escaped = scalars.next() else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch escaped {
+            case "b": result += "\u{08}"
+            case "t": result += "\t"
+            case "n": result += "\n"
+            case "f": result += "\u{0C}"
+            case "r": result += "\r"
+            case "e": result += "\u{1B}"
+            case "\"": result += "\""
+            case "\\": result += "\\"
+            case "u", "U":
+                let length = escaped == "u" ? 4 : 8
+                var hex = ""
+                for _ in 0..<length {
+                    guard let digit = scalars.next() else { break }
+                    hex.unicodeScalars.append(digit)
+                }
+                if let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code) {
+                    result.unicodeScalars.append(decoded)
+                } else {
+                    result += "\\\(escaped)\(hex)"
+                }
+            default:
+                result += "\\\(escaped)"
+            }
+        }
+        return result
+    }
+
+    // MARK: Values
+
+    /// Skips over one value; records the pairs of inline tables under `path` (`nil` inside arrays).
+    mutating func scanValue(path: [String]?) {
+        guard let byte = peek() else { return }
+        switch byte {
+        case ASCII.quote, ASCII.apostrophe:
+            if peek(1) == byte && peek(2) == byte {
+                skipMultiLineString(quote: byte)
+            } else {
+                _ = scanSingleLineString(quote: byte, escapes: byte == ASCII.quote)
+            }
+        case ASCII.openBracket:
+            skipArray()
+        case ASCII.openBrace:
+            scanInlineTable(path: path)
+        default:
+            skipBareValue()
+        }
+    }
+
+    mutating func skipMultiLineString(quote: UInt8) {
+        index += 3
+        while let byte = peek() {
+            if quote == ASCII.quote && byte == ASCII.backslash {
+                index += 2
+                continue
+            }
+            if byte == quote && peek(1) == quote && peek(2) == quote {
+                index += 3
+                // Up to two more quotes belong to the content: `""""` ends with a quote in the string.
+                var extra = 0
+                while extra < 2 && peek() == quote {
+                    index += 1
+                    extra += 1
+                }
+                return
+            }
+            index += 1
+        }
+    }
+
+    mutating func skipArray() {
+        index += 1
+        while true {
+            skipWhitespaceNewlinesAndComments()
+            guard let byte = peek() else { return }
+            switch byte {
+            case ASCII.closeBracket:
+                index += 1
+                return
+            case ASCII.comma:
+                index += 1
+            default:
+                let before = index
+                scanValue(path: nil)
+                if index == before { index += 1 }
+            }
+        }
+    }
+
+    mutating func scanInlineTable(path: [String]?) {
+        index += 1
+        while true {
+            // TOML 1.0 keeps inline tables on one line; newlines are tolerated so the map survives 1.1 files.
+            skipWhitespaceNewlinesAndComments()
+            guard let byte = peek() else { return }
+            switch byte {
+            case ASCII.closeBrace:
+                index += 1
+                return
+            case ASCII.comma:
+                index += 1
+            default:
+                let before = index
+                if let path {
+                    scanKeyValue(prefix: path, isInline: true)
+                } else {
+                    // Inside an array: positions of pairs in array elements are not mapped.
+                    if scanKey() != nil {
+                        skipSpaces()
+                        if peek() == ASCII.equals {
+                            index += 1
+                            skipSpaces()
+                            scanValue(path: nil)
+                        }
+                    }
+                }
+                if index == before { index += 1 }
+            }
+        }
+    }
+
+    /// Numbers, booleans, dates and times: up to a delimiter. A local date-time may contain one space
+    /// (`1979-05-27 07:32:00`), which is kept as part of the value.
+    mutating func skipBareValue() {
+        let start = index
+        while let byte = peek() {
+            switch byte {
+            case ASCII.comma, ASCII.closeBracket, ASCII.closeBrace, ASCII.hash, ASCII.newline, ASCII.carriageReturn,
+                ASCII.tab:
+                return
+            case ASCII.space:
+                let isDate =
+                    index - start == 10 && bytes[start + 4] == UInt8(ascii: "-")
+                    && bytes[start + 7] == UInt8(ascii: "-")
+                if isDate, let h1 = peek(1), let h2 = peek(2), peek(3) == ASCII.colon, ASCII.isDigit(h1),
+                    ASCII.isDigit(h2)
+                {
+                    index += 1
+                    continue
+                }
+                return
+            default:
+                index += 1
+            }
+        }
+    }
+
+    // MARK: Whitespace
+
+    mutating func skipSpaces() {
+        while let byte = peek(), byte == ASCII.space || byte == ASCII.tab { index += 1 }
+    }
+
+    mutating func skipComment() {
+        guard peek() == ASCII.hash else { return }
+        while let byte = peek(), byte != ASCII.newline { index += 1 }
+    }
+
+    mutating func skipWhitespaceNewlinesAndComments() {
+        while let byte = peek() {
+            switch byte {
+            case ASCII.space, ASCII.tab, ASCII.newline, ASCII.carriageReturn: index += 1
+            case ASCII.hash: skipComment()
+            default: return
+            }
+        }
+    }
+
+    /// Moves past the end of the current line (a trailing comment or garbage included).
+    mutating func skipToNextLine() {
+        while let byte = peek() {
+            index += 1
+            if byte == ASCII.newline { return }
+        }
+    }
+}

@@ -1,0 +1,391 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// What the replay server answers on a route: a recorded response, or a misbehaviour on purpose.
+public struct ReplayResponse: Sendable {
+    /// How the answer is delivered.
+    public enum Behaviour: Sendable, Hashable {
+        /// The whole response.
+        case answer
+        /// Read the request, then close the connection without a byte of answer.
+        case closeWithoutAnswer
+        /// Send the head (announcing the full length) and the first bytes of the body, then close.
+        case truncateBody(afterBytes: Int)
+        /// Send the head and the first bytes of the body, then send nothing more and keep the
+        /// connection open: a server that stalls mid-body.
+        case stallBody(afterBytes: Int)
+    }
+
+    public var status: Int
+    /// Header fields in order. `Content-Length` is added when neither it nor `Transfer-Encoding` is given.
+    public var headers: ReplayHeaders
+    public var body: [UInt8]
+    /// How long to wait after the request before answering (or closing).
+    public var delay: Duration
+    public var behaviour: Behaviour
+
+    public init(
+        status: Int = 200, headers: ReplayHeaders = [], body: [UInt8] = [], delay: Duration = .zero,
+        behaviour: Behaviour = .answer
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.delay = delay
+        self.behaviour = behaviour
+    }
+
+    /// A response whose body is text, sent as UTF-8.
+    public init(
+        status: Int = 200, headers: ReplayHeaders = [], body: String, delay: Duration = .zero,
+        behaviour: Behaviour = .answer
+    ) {
+        self.init(status: status, headers: headers, body: Array(body.utf8), delay: delay, behaviour: behaviour)
+    }
+
+    /// A response whose body is these bytes.
+    public init(
+        status: Int = 200, headers: ReplayHeaders = [], body: Data, delay: Duration = .zero,
+        behaviour: Behaviour = .answer
+    ) {
+        self.init(status: status, headers: headers, body: Array(body), delay: delay, behaviour: behaviour)
+    }
+
+    /// A JSON answer, as Open-Meteo and most services send it.
+    public static func json(
+        _ text: String, status: Int = 200, headers: ReplayHeaders = []
+    ) -> ReplayResponse {
+        ReplayResponse(
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
+            body: Array(text.utf8))
+    }
+
+    /// An HTML page, as load balancers send in front of an overloaded service.
+    public static func html(_ text: String, status: Int = 502) -> ReplayResponse {
+        ReplayResponse(status: status, headers: [("Content-Type", "text/html")], body: Array(text.utf8))
+    }
+
+    /// A fixture file's bytes (`open-meteo/error-429-daily-limit.json`) as a JSON answer.
+    public static func fixture(
+        _ relativePath: String, status: Int = 200, headers: ReplayHeaders = []
+    ) throws -> ReplayResponse {
+        ReplayResponse(
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
+            body: Array(try Fixtures.data(relativePath)))
+    }
+
+    /// A fixture replayed with the status and headers recorded beside it in `<name>.meta.json`, when
+    /// there is one (otherwise a plain 200 JSON answer).
+    ///
+    /// Framing and encoding headers of the recording are dropped: the saved body is already
+    /// decompressed and de-chunked, so replaying `Content-Encoding: gzip` would be a lie.
+    public static func recorded(_ relativePath: String) throws -> ReplayResponse {
+        let body = Array(try Fixtures.data(relativePath))
+        let metaPath = relativePath.replacingOccurrences(of: ".json", with: ".meta.json")
+        guard metaPath != relativePath, FileManager.default.fileExists(atPath: Fixtures.url(metaPath).path) else {
+            return ReplayResponse(
+                status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
+        }
+        let meta = try JSONSerialization.jsonObject(with: Fixtures.data(metaPath)) as? [String: Any]
+        let response = meta?["response"] as? [String: Any]
+        let status = ((response?["status"] as? [String: Any])?["code"] as? Int) ?? 200
+        let dropped: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
+        var headers: [(name: String, value: String)] = []
+        for (name, values) in (response?["headers"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key })
+        where !dropped.contains(name.lowercased()) {
+            let list = values as? [String] ?? [(values as? String)].compactMap { $0 }
+            headers += list.map { (name, $0) }
+        }
+        return ReplayResponse(status: status, headers: ReplayHeaders(headers), body: body)
+    }
+
+    /// The same response after a pause.
+    public func delayed(by delay: Duration) -> ReplayResponse {
+        var copy = self
+        copy.delay = delay
+        return copy
+    }
+
+    /// The same response delivered with another behaviour.
+    public func behaving(_ behaviour: Behaviour) -> ReplayResponse {
+        var copy = self
+        copy.behaviour = behaviour
+        return copy
+    }
+}
+
+/// Response header fields in order, written either as `["Content-Type": "text/html"]` or as
+/// `[("Retry-After", "60"), ("Retry-After", "61")]` when a name repeats.
+public struct ReplayHeaders: Sendable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    public var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(arrayLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// These fields followed by `other`'s.
+    public static func + (lhs: ReplayHeaders, rhs: ReplayHeaders) -> ReplayHeaders {
+        ReplayHeaders(lhs.fields + rhs.fields)
+    }
+}
+
+/// A request the replay server received.
+public struct RecordedRequest: Sendable {
+    public var method: String
+    /// The request target as sent, with the query (`/v1/forecast?latitude=…`).
+    public var uri: String
+    public var headers: [(name: String, value: String)]
+
+    /// The path without the query.
+    public var path: String { String(uri.prefix { $0 != "?" }) }
+
+    /// The query's parameters, percent-decoded; for a repeated name the last value.
+    public var query: [String: String] {
+        let items = URLComponents(string: "http://localhost" + uri)?.queryItems ?? []
+        return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+    }
+
+    /// The first value of a header field, by case-insensitive name.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// A real HTTP/1.1 server on 127.0.0.1 that replays recorded provider responses, so providers and the
+/// daemon are tested through their real HTTP stack against real sockets without the internet.
+///
+/// Each path answers with the responses set for it, in order, the last one repeating; an unknown path
+/// gets a 404. Every request is recorded for inspection.
+public final class ReplayServer: Sendable {
+    private let channel: any Channel
+    private let state: ReplayState
+    /// The TCP port the kernel chose.
+    public let port: Int
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    private init(channel: any Channel, state: ReplayState, port: Int) {
+        self.channel = channel
+        self.state = state
+        self.port = port
+    }
+
+    /// Binds to 127.0.0.1 on a free port and starts answering.
+    public static func start() async throws -> ReplayServer {
+        let state = ReplayState()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(ReplayHandler(state: state))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try await channel.close()
+            throw ReplayServerError(message: "the replay server bound to 127.0.0.1 but has no local port")
+        }
+        return ReplayServer(channel: channel, state: state, port: port)
+    }
+
+    /// A URL on this server: `url("/v1/forecast")`.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path))!
+    }
+
+    /// Answers every request for `path` (the URI without its query) with `response`.
+    public func setRoute(path: String, _ response: ReplayResponse) {
+        setRoute(path: path, sequence: [response])
+    }
+
+    /// Answers successive requests for `path` with these responses in turn; the last one repeats.
+    public func setRoute(path: String, sequence: [ReplayResponse]) {
+        state.setRoute(path: path, responses: sequence)
+    }
+
+    /// How many requests arrived for `path` (the URI without its query).
+    public func requestCount(path: String) -> Int {
+        state.requests().filter { $0.path == path }.count
+    }
+
+    /// Every request received so far, oldest first.
+    public func requests() -> [RecordedRequest] {
+        state.requests()
+    }
+
+    /// Closes the listening socket and every open connection; the port then refuses connections.
+    public func shutdown() async throws {
+        try await channel.close()
+        for connection in state.takeConnections() {
+            try? await connection.close()
+        }
+    }
+}
+
+/// A replay server that could not start.
+public struct ReplayServerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// The server's mutable state, shared by the event loop threads and the test.
+private final class ReplayState: @unchecked Sendable {
+    // @unchecked: every stored property is only touched under `lock`.
+    private let lock = NSLock()
+    private var routes: [String: (responses: [ReplayResponse], next: Int)] = [:]
+    private var recorded: [RecordedRequest] = []
+    private var connections: [ObjectIdentifier: any Channel] = [:]
+
+    func setRoute(path: String, responses: [ReplayResponse]) {
+        lock.withLock { routes[path] = (responses, 0) }
+    }
+
+    /// Records a request and picks its answer.
+    func receive(_ request: RecordedRequest) -> ReplayResponse {
+        lock.withLock {
+            recorded.append(request)
+            guard var route = routes[request.path], !route.responses.isEmpty else {
+                return .json(
+                    #"{"error":true,"reason":"the replay server has no route for \#(request.path)"}"#, status: 404)
+            }
+            let response = route.responses[min(route.next, route.responses.count - 1)]
+            route.next += 1
+            routes[request.path] = route
+            return response
+        }
+    }
+
+    func requests() -> [RecordedRequest] {
+        lock.withLock { recorded }
+    }
+
+    func opened(_ channel: any Channel) {
+        lock.withLock { connections[ObjectIdentifier(channel)] = channel }
+    }
+
+    func closed(_ channel: any Channel) {
+        _ = lock.withLock { connections.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    func takeConnections() -> [any Channel] {
+        lock.withLock {
+            defer { connections.removeAll() }
+            return Array(connections.values)
+        }
+    }
+}
+
+/// Answers one connection's requests from the routes.
+private final class ReplayHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let state: ReplayState
+    private var head: HTTPRequestHead?
+    private var pending: Scheduled<Void>?
+
+    init(state: ReplayState) {
+        self.state = state
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        state.opened(context.channel)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        pending?.cancel()
+        pending = nil
+        state.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body:
+            break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let request = RecordedRequest(
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+            let response = state.receive(request)
+            if response.delay > .zero {
+                let (seconds, attoseconds) = response.delay.components
+                let delay = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+                pending = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+                    self.pending = nil
+                    self.respond(context: context, keepAlive: head.isKeepAlive, with: response)
+                }
+            } else {
+                respond(context: context, keepAlive: head.isKeepAlive, with: response)
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func respond(context: ChannelHandlerContext, keepAlive: Bool, with response: ReplayResponse) {
+        guard context.channel.isActive else { return }
+        if response.behaviour == .closeWithoutAnswer {
+            context.close(promise: nil)
+            return
+        }
+
+        var headers = HTTPHeaders(response.headers.fields.map { ($0.name, $0.value) })
+        if !headers.contains(name: "content-length"), !headers.contains(name: "transfer-encoding") {
+            headers.add(name: "Content-Length", value: String(response.body.count))
+        }
+        let closes = !keepAlive || response.behaviour != .answer
+        if closes { headers.replaceOrAdd(name: "Connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+
+        let sent: ArraySlice<UInt8>
+        switch response.behaviour {
+        case .answer, .closeWithoutAnswer: sent = response.body[...]
+        case .truncateBody(let count), .stallBody(let count): sent = response.body.prefix(max(0, count))
+        }
+        if !sent.isEmpty {
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: sent)))), promise: nil)
+        }
+
+        switch response.behaviour {
+        case .answer:
+            if closes {
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+                    context.close(promise: nil)
+                }
+            } else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        case .truncateBody:
+            context.flush()
+            context.close(promise: nil)
+        case .stallBody:
+            context.flush()
+        case .closeWithoutAnswer:
+            break
+        }
+    }
+}

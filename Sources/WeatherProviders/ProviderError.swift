@@ -1,0 +1,85 @@
+import ForecastModel
+import Foundation
+
+/// Why a provider could not deliver a forecast: a stable kind for decisions and a sentence for people.
+public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The stable class of the problem (offline, timeout, rate limited, auth, provider error, bad response).
+    public var kind: ErrorKind
+    /// The provider that failed (`open-meteo`).
+    public var provider: String
+    /// One sentence naming the provider and what happened, e.g. `open-meteo: no answer within 15 s`.
+    public var message: String
+    /// How long the provider asked us to wait before asking again (`Retry-After`), when it said.
+    public var retryAfter: Duration?
+
+    /// Makes an error whose message is `provider: detail`.
+    public init(provider: String, kind: ErrorKind, detail: String, retryAfter: Duration? = nil) {
+        self.kind = kind
+        self.provider = provider
+        self.message = "\(provider): \(detail)"
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { message }
+
+    /// The error for a non-2xx answer, classified by status alone.
+    ///
+    /// 429 is a rate limit, 401 and 403 are refused credentials or identification, anything else is
+    /// the provider's own failure. `reason` is the provider's explanation from the body, when it gave one.
+    public static func httpStatus(
+        provider: String, status: Int, reason: String?, retryAfter: Duration? = nil
+    ) -> ProviderError {
+        let kind: ErrorKind =
+            switch status {
+            case 429: .rateLimited
+            case 401, 403: .auth
+            default: .providerError
+            }
+        let explanation = reason.map(Self.tidy).flatMap { $0.isEmpty ? nil : $0 } ?? Self.reasonPhrase(status)
+        return ProviderError(
+            provider: provider, kind: kind, detail: "HTTP \(status): \(explanation)", retryAfter: retryAfter)
+    }
+
+    /// Parses a `Retry-After` header in its delay-seconds form (`120`).
+    ///
+    /// The HTTP-date form is not used by the services forecastd talks to, so it yields nil and the
+    /// caller falls back to its own backoff.
+    public static func parseRetryAfter(_ value: String?) -> Duration? {
+        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
+            text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int64(text)
+        else { return nil }
+        return .seconds(seconds)
+    }
+
+    /// Formats a duration the way messages show it: `15 s`, `1.5 s`, `250 ms`.
+    static func describe(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        let tenths = (Double(milliseconds) / 100).rounded() / 10
+        return "\(tenths) s"
+    }
+
+    /// Keeps a provider's reason to one readable line: bodies can hold newlines or whole pages.
+    private static func tidy(_ text: String) -> String {
+        let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
+        return oneLine.count > 200 ? String(oneLine.prefix(200)) + "…" : oneLine
+    }
+
+    private static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: status >= 500 ? "server error" : "unexpected status"
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import ArgumentParser
+import Control
+import ForecastModel
+import Foundation
+import Gazetteer
+import Rendering
+import Settings
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+struct Forecastctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forecastctl",
+        abstract: "Ask forecastd for the weather, and look up places offline.",
+        discussion: """
+            Exit codes: 0 success; 1 a request failed; 64 bad arguments; 69 forecastd is not running and \
+            there is no status file to fall back on; 78 the settings file is invalid.
+            """,
+        version: ForecastdVersion.current,
+        subcommands: [Status.self, PlaceCommand.self]
+    )
+}
+
+/// Options every subcommand takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Settings file to read (default: the daemon's search order).", valueName: "PATH"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("The daemon's socket (default: the one named in the settings).", valueName: "PATH"))
+    var socket: String?
+
+    /// The settings the daemon would use, so forecastctl finds the same socket and status file.
+    func loadSettings() throws -> Settings {
+        do {
+            let source = try Settings.locate(explicit: config)
+            return try Settings.load(source, isSystemService: false)
+        } catch {
+            throw CommandFailure(message: "invalid settings:\n\(error)", exitCode: .configError)
+        }
+    }
+
+    /// The socket to talk to: `--socket`, else the one the settings name, else a system service's
+    /// socket when only that one exists (a user asking a system-wide daemon).
+    func socketPath(_ settings: Settings) -> String {
+        if let socket { return socket }
+        return preferExisting(settings.output.socket, Settings.defaults(isSystemService: true).output.socket)
+    }
+
+    /// The status file to fall back on, chosen like the socket.
+    func statusFile(_ settings: Settings) -> String {
+        preferExisting(settings.output.statusFile, Settings.defaults(isSystemService: true).output.statusFile)
+    }
+
+    private func preferExisting(_ user: String, _ system: String) -> String {
+        let manager = FileManager.default
+        return !manager.fileExists(atPath: user) && manager.fileExists(atPath: system) ? system : user
+    }
+}
+
+/// An error with a message for people and a documented exit code.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: ExitCode
+    var description: String { message }
+}
+
+extension ExitCode {
+    static let requestFailed = ExitCode(1)
+    static let usage = ExitCode(64)
+    static let unavailable = ExitCode(69)
+    static let configError = ExitCode(78)
+}
+
+/// Runs a command body, turning failures into a message on stderr and the documented exit code.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CommandFailure {
+        FileHandle.standardError.write(Data(("forecastctl: " + failure.message + "\n").utf8))
+        throw failure.exitCode
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the current report: a short summary, or the raw JSON with --json.",
+        discussion: """
+            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print the report as one line of JSON, exactly as the daemon publishes it.")
+    var json = false
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try global.loadSettings()
+            let line = try fetchReportLine(socketPath: global.socketPath(settings), statusFile: global.statusFile(settings))
+            if json {
+                print(line)
+                return
+            }
+            let report: Report
+            do {
+                report = try ReportJSON.decode(line)
+            } catch {
+                throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
+            }
+            print(HumanSummary.render(report))
+        }
+    }
+
+    /// The report line from the socket, or from the status file when no daemon answers.
+    private func fetchReportLine(socketPath: String, statusFile: String) throws -> String {
+        do {
+            let client = try ControlClient(socketPath: socketPath)
+            return try client.request("report")
+        } catch {
+            guard error.daemonNotRunning else { throw CommandFailure(message: error.description, exitCode: .requestFailed) }
+            guard let data = FileManager.default.contents(atPath: statusFile),
+                let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first
+            else {
+                throw CommandFailure(
+                    message: "\(error.description), and there is no status file at \(statusFile)", exitCode: .unavailable)
+            }
+            FileHandle.standardError.write(
+                Data("forecastctl: forecastd is not running; showing the last report it wrote to \(statusFile)\n".utf8))
+            return String(line)
+        }
+    }
+}
+
+struct PlaceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "place",
+        abstract: "Print the nearest place to a coordinate as JSON, from the offline gazetteer (no daemon needed).",
+        discussion: "Examples: forecastctl place 48.8566 2.3522; forecastctl place -34.9011,-56.1645")
+
+    @OptionGroup var global: GlobalOptions
+
+    // Negative numbers look like options to the parser: take the words as they come.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Latitude and longitude in decimal degrees.", valueName: "LAT LON"))
+    var words: [String] = []
+
+    func run() throws {
+        try reportingFailures {
+            let coordinate = try parseCoordinate(words)
+            let gazetteer: Gazetteer
+            do {
+                gazetteer = try Gazetteer.loadDefault()
+            } catch {
+                throw CommandFailure(message: "\(error)", exitCode: .requestFailed)
+            }
+            guard let place = gazetteer.nearestPlace(to: coordinate) else {
+                throw CommandFailure(message: "no place found near \(coordinate.latitude), \(coordinate.longitude)", exitCode: .requestFailed)
+            }
+            print(PlaceJSON.line(place))
+        }
+    }
+}
+
+/// Reads `LAT LON` or `LAT,LON` in decimal degrees.
+func parseCoordinate(_ words: [String]) throws -> Coordinate {
+    let parts = words.joined(separator: " ").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+    guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else {
+        throw CommandFailure(
+            message: "expected a latitude and a longitude in decimal degrees, e.g. `48.8566 2.3522` (got `\(words.joined(separator: " "))`)",
+            exitCode: .usage)
+    }
+    guard latitude.isFinite, (-90...90).contains(latitude) else {
+        throw CommandFailure(message: "latitude \(parts[0]) is out of range (allowed: -90...90)", exitCode: .usage)
+    }
+    guard longitude.isFinite, (-180...180).contains(longitude) else {
+        throw CommandFailure(message: "longitude \(parts[1]) is out of range (allowed: -180...180)", exitCode: .usage)
+    }
+    return Coordinate(latitude: latitude, longitude: longitude)
+}
+
+/// The JSON `forecastctl place` prints, with the same field names as the report's `place`.
+enum PlaceJSON {
+    struct Output: Encodable {
+        var name: String
+        var admin1: String?
+        var country: String
+        var countryCode: String
+        var population: Int
+        var latitude: Double
+        var longitude: Double
+        var timezone: String?
+        var distanceKm: Double
+    }
+
+    static func line(_ place: Place) -> String {
+        let output = Output(
+            name: place.name, admin1: place.admin1, country: place.country, countryCode: place.countryCode,
+            population: place.population, latitude: place.coordinate.latitude, longitude: place.coordinate.longitude,
+            timezone: place.timezone, distanceKm: place.distanceKm.rounded(places: 3))
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(output)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}

@@ -1,0 +1,194 @@
+import Daemon
+import ForecastModel
+import Foundation
+import Location
+import Logging
+import Synchronization
+import Testing
+import WeatherProviders
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_795_343_400)) { current = Mutex(start) }
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// Names every point "Testville" with its distance from a fixed centre, so tests see place updates.
+struct FixedPlaces: PlaceNaming {
+    func nearestPlace(to coordinate: Coordinate) -> Place? {
+        let centre = Coordinate(latitude: 48.9, longitude: 2.33)
+        return Place(
+            name: "Testville", admin1: nil, country: "France", countryCode: "FR", population: 1000, coordinate: centre,
+            timezone: "Europe/Paris", distanceKm: centre.distanceKm(to: coordinate))
+    }
+}
+
+@Suite("Forecast state")
+struct ForecastStateTests {
+    let clock = TestClock()
+
+    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, mode: DaemonConfiguration.Mode = .auto) -> DaemonConfiguration {
+        DaemonConfiguration(
+            units: .metric, refreshInterval: 900, mode: mode,
+            pin: pin.map { DaemonConfiguration.Pin(coordinate: $0, name: nil) },
+            gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
+            openMeteoURL: URL(string: "http://127.0.0.1:1/forecast")!, providerTimeout: 5, statusFile: "/nonexistent",
+            socketPath: "/nonexistent")
+    }
+
+    func makeState(_ configuration: DaemonConfiguration) -> ForecastState {
+        let clock = self.clock
+        return ForecastState(
+            configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
+    }
+
+    func gpsdFix(_ latitude: Double, _ longitude: Double) -> LocationFix {
+        LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), source: .gpsd, accuracyMeters: 5,
+            receivedAt: clock.now)
+    }
+
+    func forecast() -> Forecast {
+        Forecast(
+            provider: "open-meteo", attribution: "test", coordinate: Coordinate(latitude: 48.9, longitude: 2.33),
+            fetchedAt: clock.now, utcOffsetSeconds: 3600, timezone: nil,
+            current: CurrentConditions(time: clock.now, temperature: 10), hourly: [], daily: [])
+    }
+
+    @Test("a pin is used at once when gpsd is off, and a forecast is due for it")
+    func pinAtStart() async {
+        let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
+        let state = makeState(configuration(pin: pin, gpsd: false))
+        await state.tick()
+        #expect(await state.report.location?.source == "pinned")
+        #expect(await state.dueFetch() == pin)
+    }
+
+    @Test("fresh gpsd wins; an aged gpsd fix hands over to the pin")
+    func gpsdThenPin() async {
+        let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
+        let state = makeState(configuration(pin: pin))
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        #expect(await state.report.location?.source == "gpsd")
+        clock.advance(121)
+        await state.tick()
+        #expect(await state.report.location?.source == "pinned")
+    }
+
+    @Test("no gpsd and no pin: no_location with the reason; never a fetch")
+    func noLocation() async {
+        let state = makeState(configuration())
+        await state.handle(.unavailable(source: .gpsd, reason: "connection refused"))
+        let report = await state.report
+        #expect(report.status == .noLocation)
+        #expect(report.errors.first?.message.contains("gpsd is not available (connection refused)") == true)
+        #expect(await state.dueFetch() == nil)
+    }
+
+    @Test("gpsd still starting: locating, then no_location after the grace period")
+    func locating() async {
+        let state = makeState(configuration())
+        await state.tick()
+        #expect(await state.report.status == .locating)
+        clock.advance(11)
+        await state.tick()
+        #expect(await state.report.status == .noLocation)
+    }
+
+    @Test("refresh when due or moved far, not on small moves")
+    func refreshRules() async {
+        let state = makeState(configuration())
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        let target = await state.dueFetch()
+        #expect(target != nil)
+        await state.forecastSucceeded(forecast(), for: target!)
+        #expect(await state.dueFetch() == nil)
+        #expect(await state.report.status == .ok)
+
+        // 1 km away: same forecast.
+        await state.handle(.fix(gpsdFix(48.9133, 2.3330)))
+        #expect(await state.dueFetch() == nil)
+        // 10 km away: a new forecast is due at once.
+        await state.handle(.fix(gpsdFix(48.9943, 2.3330)))
+        #expect(await state.dueFetch() != nil)
+        await state.forecastSucceeded(forecast(), for: Coordinate(latitude: 48.9943, longitude: 2.3330))
+        // The refresh interval passes.
+        clock.advance(899)
+        #expect(await state.dueFetch() == nil)
+        clock.advance(1)
+        #expect(await state.dueFetch() != nil)
+    }
+
+    @Test("a failure keeps the last forecast, marks it stale, and backs off")
+    func failureBackoff() async {
+        let state = makeState(configuration())
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        let target = Coordinate(latitude: 48.9043, longitude: 2.3330)
+        await state.forecastSucceeded(forecast(), for: target)
+        clock.advance(900)
+        await state.forecastFailed(ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 5 s"), for: target)
+        var report = await state.report
+        #expect(report.status == .ok)
+        #expect(report.current?.temperature == 10)
+        #expect(report.stale)
+        #expect(report.errors.map(\.kind) == ["timeout"])
+
+        // First retry after 30 s, the next after 60 s more.
+        clock.advance(29)
+        #expect(await state.dueFetch() == nil)
+        clock.advance(1)
+        #expect(await state.dueFetch() != nil)
+        await state.forecastFailed(ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused"), for: target)
+        clock.advance(59)
+        #expect(await state.dueFetch() == nil)
+        clock.advance(1)
+        #expect(await state.dueFetch() != nil)
+
+        // Recovery clears the error and the staleness.
+        var fresh = forecast()
+        fresh.current?.temperature = 12
+        await state.forecastSucceeded(fresh, for: target)
+        report = await state.report
+        #expect(!report.stale)
+        #expect(report.errors.isEmpty)
+        #expect(report.current?.temperature == 12)
+    }
+
+    @Test("Retry-After is honoured")
+    func retryAfter() async {
+        let state = makeState(configuration())
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        let target = Coordinate(latitude: 48.9043, longitude: 2.3330)
+        await state.forecastFailed(
+            ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600)), for: target)
+        clock.advance(599)
+        #expect(await state.dueFetch() == nil)
+        clock.advance(1)
+        #expect(await state.dueFetch() != nil)
+    }
+
+    @Test("readers get a new report only when something visible changed")
+    func publishOnChange() async {
+        let state = makeState(configuration())
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        let reports = await state.subscribe()
+        var iterator = reports.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.location?.source == "gpsd")
+
+        // gpsd noise of a few metres, repeated fixes, ticks: nothing new.
+        for i in 0..<10 {
+            clock.advance(1)
+            await state.handle(.fix(gpsdFix(48.9043 + Double(i) * 0.00001, 2.3330)))
+            await state.tick()
+        }
+        #expect(await state.report.updatedAt == first?.updatedAt)
+        // A real change: the forecast arrives.
+        await state.forecastSucceeded(forecast(), for: Coordinate(latitude: 48.9043, longitude: 2.3330))
+        let second = await iterator.next()
+        #expect(second?.status == .ok)
+        #expect(second?.location?.latitude == 48.9043)
+    }
+}

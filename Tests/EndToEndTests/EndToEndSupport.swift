@@ -1,0 +1,89 @@
+import Control
+import ForecastModel
+import Foundation
+import Rendering
+import TestSupport
+
+/// A settings file pointing the daemon at test peers.
+func settingsText(
+    gpsdPort: Int?, openMeteoURL: URL, pin: (Double, Double, String?)? = nil, mode: String = "auto",
+    units: String = "metric", output: (statusFile: String, socket: String)? = nil
+) -> String {
+    var text = """
+        units = "\(units)"
+        refresh_minutes = 15
+
+        [location]
+        mode = "\(mode)"
+
+        [location.gpsd]
+        enabled = \(gpsdPort != nil)
+        host = "127.0.0.1"
+        port = \(gpsdPort ?? 2947)
+        max_fix_age_seconds = 120
+
+        [providers.open_meteo]
+        url = "\(openMeteoURL.absoluteString)"
+        timeout_seconds = 5
+
+        """
+    if let pin {
+        text += """
+
+            [location.pin]
+            latitude = \(pin.0)
+            longitude = \(pin.1)
+
+            """
+        if let name = pin.2 { text += "name = \"\(name)\"\n" }
+    }
+    if let output {
+        text += """
+
+            [output]
+            status_file = "\(output.statusFile)"
+            socket = "\(output.socket)"
+
+            """
+    }
+    return text
+}
+
+/// A port on which nothing listens (bound, then released).
+func closedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The report the daemon serves on its socket right now.
+func socketReport(_ path: String) async throws -> Report {
+    try ReportJSON.decode(await socketReportLine(path))
+}
+
+/// The report line as the socket sends it. The client blocks, so it runs off the concurrency pool.
+func socketReportLine(_ path: String) async throws -> String {
+    try await onOwnThread {
+        let client = try ControlClient(socketPath: path)
+        return try client.request("report")
+    }
+}
+
+/// The recorded Samara response (metric, m/s wind, UTC+4), moved to today so its days are current.
+func samaraResponse() throws -> String {
+    let text = try String(
+        contentsOf: Fixtures.url("open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json"),
+        encoding: .utf8)
+    return RecordedForecast.rebased(text, firstDate: "2026-09-15", to: RecordedForecast.today(utcOffsetSeconds: 14_400))
+}

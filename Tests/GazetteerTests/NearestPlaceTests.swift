@@ -1,0 +1,154 @@
+import ForecastModel
+import Foundation
+import Gazetteer
+import Testing
+
+@Suite("Nearest place")
+struct NearestPlaceTests {
+    /// The first fixes of the recorded receiver logs (Tests/Fixtures/nmea/README.md) and what
+    /// GeoNames has nearest to each.
+    static let receiverFixes: [(Coordinate, name: String, admin1: String, code: String, country: String, km: Double)] = [
+        (Coordinate(latitude: 48.9043, longitude: 2.3330), "Saint-Ouen", "Île-de-France", "FR", "France", 0.2507),
+        (Coordinate(latitude: 50.8402, longitude: 4.3471), "Brussels", "Brussels Capital", "BE", "Belgium", 1.1458),
+        (Coordinate(latitude: -37.7848, longitude: 175.3149), "Hamilton East", "Waikato Region", "NZ", "New Zealand", 2.2034),
+        (Coordinate(latitude: 46.4983, longitude: 7.5674), "Adelboden", "Bern", "CH", "Switzerland", 0.9380),
+        (Coordinate(latitude: 40.3977, longitude: -3.6527), "Numancia", "Madrid", "ES", "Spain", 0.5327),
+        (Coordinate(latitude: 65.0504, longitude: 25.4727), "Linnanmaa", "North Ostrobothnia", "FI", "Finland", 0.6486),
+        (Coordinate(latitude: 38.7373, longitude: -9.1406), "Areeiro", "Lisbon", "PT", "Portugal", 0.4692),
+    ]
+
+    @Test("names the place nearest to each recorded receiver fix", arguments: 0..<receiverFixes.count)
+    func receiverFix(_ number: Int) throws {
+        let fix = Self.receiverFixes[number]
+        let place = try #require(try openShipped().nearestPlace(to: fix.0))
+        #expect(place.name == fix.name)
+        #expect(place.admin1 == fix.admin1)
+        #expect(place.countryCode == fix.code)
+        #expect(place.country == fix.country)
+        #expect(abs(place.distanceKm - fix.km) < 0.001, "distance \(place.distanceKm) km, expected \(fix.km) km")
+    }
+
+    @Test("fills every field of the place from the data")
+    func fullRecord() throws {
+        let place = try #require(try openShipped().nearestPlace(to: Coordinate(latitude: 48.9043, longitude: 2.3330)))
+        #expect(place.coordinate == Coordinate(latitude: 48.90654, longitude: 2.33339))
+        #expect(place.population == 39353)
+        #expect(place.timezone == "Europe/Paris")
+        #expect(place.distanceKm == Coordinate(latitude: 48.9043, longitude: 2.3330).distanceKm(to: place.coordinate))
+    }
+
+    @Test("finds places across the antimeridian and from the poles")
+    func wrapAround() throws {
+        let gazetteer = try openShipped()
+        // Fiji's Savusavu is at +179.34°: a point just west of -180° must still find it.
+        for longitude in [-179.999, 179.999, -180, 180] {
+            let place = try #require(gazetteer.nearestPlace(to: Coordinate(latitude: -16.8, longitude: longitude)))
+            #expect(place.name == "Savusavu", "at longitude \(longitude)")
+            #expect(place.distanceKm < 72)
+        }
+        // At a pole every longitude is the same point; the nearest place must not depend on it.
+        for longitude in [-180.0, -90, 0, 45, 180] {
+            let north = try #require(gazetteer.nearestPlace(to: Coordinate(latitude: 90, longitude: longitude)))
+            #expect(north.name == "Longyearbyen")
+            #expect(abs(north.distanceKm - 1309.51) < 0.01)
+            let south = try #require(gazetteer.nearestPlace(to: Coordinate(latitude: -90, longitude: longitude)))
+            #expect(south.name == "Puerto Williams")
+        }
+    }
+
+    @Test("returns nil for coordinates that are not on the Earth", arguments: [
+        Coordinate(latitude: .nan, longitude: 0),
+        Coordinate(latitude: 0, longitude: .nan),
+        Coordinate(latitude: .infinity, longitude: 0),
+        Coordinate(latitude: 0, longitude: -.infinity),
+        Coordinate(latitude: 90.000_001, longitude: 0),
+        Coordinate(latitude: -91, longitude: 0),
+        Coordinate(latitude: 0, longitude: 180.000_001),
+        Coordinate(latitude: 0, longitude: -181),
+    ])
+    func impossibleCoordinate(_ coordinate: Coordinate) throws {
+        let gazetteer = try openShipped()
+        #expect(gazetteer.nearestPlace(to: coordinate) == nil)
+        #expect(gazetteer.nearestIndex(to: coordinate) == nil)
+    }
+
+    @Test("answers (0, 0), which is a real place in the Gulf of Guinea")
+    func nullIsland() throws {
+        let place = try #require(try openShipped().nearestPlace(to: Coordinate(latitude: 0, longitude: 0)))
+        #expect(place.name == "Takoradi")
+    }
+
+    /// Points the k-d tree search is checked on: uniform over the sphere, crowded near the
+    /// poles and the antimeridian, and a few hundred metres from real places, where the
+    /// nearest and the runner-up are close and a pruning mistake would show.
+    static func probePoints(gazetteer: Gazetteer, seed: UInt64) -> [Coordinate] {
+        var generator = SeededGenerator(seed: seed)
+        var points: [Coordinate] = []
+        for _ in 0..<1000 {
+            let z = Double.random(in: -1...1, using: &generator)
+            points.append(Coordinate(
+                latitude: asin(z) * 180 / .pi, longitude: Double.random(in: -180...180, using: &generator)))
+        }
+        for _ in 0..<200 {
+            let side: Double = Bool.random(using: &generator) ? 1 : -1
+            points.append(Coordinate(
+                latitude: Double.random(in: -90...90, using: &generator),
+                longitude: side * Double.random(in: 178...180, using: &generator)))
+        }
+        for _ in 0..<150 {
+            let side: Double = Bool.random(using: &generator) ? 1 : -1
+            points.append(Coordinate(
+                latitude: side * Double.random(in: 80...90, using: &generator),
+                longitude: Double.random(in: -180...180, using: &generator)))
+        }
+        for _ in 0..<625 {
+            let place = gazetteer.coordinate(at: Int.random(in: 0..<gazetteer.count, using: &generator))
+            points.append(Coordinate(
+                latitude: min(90, max(-90, place.latitude + Double.random(in: -0.02...0.02, using: &generator))),
+                longitude: min(180, max(-180, place.longitude + Double.random(in: -0.02...0.02, using: &generator)))))
+        }
+        for latitude in [-90.0, -89.9999, 0, 89.9999, 90] {
+            for longitude in [-180.0, -179.9999, 0, 179.9999, 180] {
+                points.append(Coordinate(latitude: latitude, longitude: longitude))
+            }
+        }
+        return points
+    }
+
+    @Test("the tree search gives exactly the brute-force answer")
+    func matchesBruteForce() throws {
+        let gazetteer = try openShipped()
+        for point in Self.probePoints(gazetteer: gazetteer, seed: 0x5EED_0001) {
+            let tree = try #require(gazetteer.nearestIndex(to: point))
+            let brute = try #require(gazetteer.nearestIndexBruteForce(to: point))
+            #expect(tree == brute, "at \(point.latitude), \(point.longitude)")
+            if tree != brute {
+                let treePlace = try #require(gazetteer.place(at: tree, distanceFrom: point))
+                let brutePlace = try #require(gazetteer.place(at: brute, distanceFrom: point))
+                Issue.record(
+                    "tree found \(treePlace.name) at \(treePlace.distanceKm) km, brute force \(brutePlace.name) at \(brutePlace.distanceKm) km")
+                return
+            }
+        }
+    }
+
+    @Test("the answer is the nearest by great-circle distance to the reported coordinates")
+    func matchesHaversine() throws {
+        // Independent of the stored vectors: haversine over every place's reported coordinate.
+        let gazetteer = try openShipped()
+        let coordinates = (0..<gazetteer.count).map { gazetteer.coordinate(at: $0) }
+        var generator = SeededGenerator(seed: 0x5EED_0002)
+        for _ in 0..<60 {
+            let z = Double.random(in: -1...1, using: &generator)
+            let point = Coordinate(
+                latitude: asin(z) * 180 / .pi, longitude: Double.random(in: -180...180, using: &generator))
+            var bestDistance = Double.infinity
+            for coordinate in coordinates {
+                bestDistance = min(bestDistance, point.distanceKm(to: coordinate))
+            }
+            let place = try #require(gazetteer.nearestPlace(to: point))
+            // The stored vectors place each point within about 6 mm of its reported coordinate.
+            #expect(abs(place.distanceKm - bestDistance) < 0.000_02, "at \(point.latitude), \(point.longitude)")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import ForecastModel
+import Foundation
+import Rendering
+import Testing
+
+@Suite("Human summary")
+struct HumanSummaryTests {
+    let now = Date(timeIntervalSince1970: 1_795_343_400)  // 2026-11-22T10:30:00Z, a Sunday
+
+    func report(stale: Bool = false, units: UnitSystem = .metric) -> Report {
+        Report(
+            updatedAt: "2026-11-22T10:30:00Z", stale: stale, ageSeconds: 300, status: .ok,
+            location: ReportLocation(latitude: 48.9043, longitude: 2.333, source: "gpsd", accuracyM: 32.3),
+            place: ReportPlace(
+                name: "Saint-Ouen", admin1: "Île-de-France", country: "France", countryCode: "FR", population: 49_000,
+                distanceKm: 0.25, timezone: "Europe/Paris"),
+            units: ReportUnits(units),
+            current: ReportCurrent(
+                time: "2026-11-22T11:30:00+01:00", temperature: 12.3, apparentTemperature: 10.1, humidity: 81, windSpeed: 14,
+                windDirection: 250, condition: ConditionKind.overcast.condition(isDay: true), isDay: true),
+            hourly: [],
+            daily: [
+                ReportDay(date: "2026-11-22", temperatureMin: 8.1, temperatureMax: 13.2, condition: ConditionKind.overcast.condition(isDay: true), precipitationProbability: 30),
+                ReportDay(date: "2026-11-23", temperatureMin: -0.4, temperatureMax: 11, condition: ConditionKind.rain.condition(isDay: true), precipitationProbability: 80),
+            ],
+            provider: ReportProvider(name: "open-meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)", fetchedAt: "2026-11-22T10:25:00Z"),
+            errors: stale ? [ReportError(kind: .timeout, message: "open-meteo: no answer within 15 s")] : [])
+    }
+
+    @Test("place, condition, temperature and the next days")
+    func summary() {
+        let text = HumanSummary.render(report(), now: now)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "Saint-Ouen, Île-de-France, France [gpsd, ±32 m]")
+        #expect(lines[1] == "☁️ Overcast, 12.3 °C (feels like 10 °C), humidity 81 %, wind 14 km/h WSW")
+        #expect(lines[2] == "Forecast from open-meteo, 5 min ago")
+        #expect(lines[4].hasPrefix("Sun 22  ☁️  8 / 13 °C"))
+        #expect(lines[5].hasPrefix("Mon 23  🌧️  0 / 11 °C"))  // no "-0"
+        #expect(lines[5].contains("80 %"))
+    }
+
+    @Test("stale data and errors are shown, not hidden")
+    func stale() {
+        let text = HumanSummary.render(report(stale: true), now: now)
+        #expect(text.contains("(stale)"))
+        #expect(text.contains("! open-meteo: no answer within 15 s"))
+    }
+
+    @Test("no location is a sentence, not an empty screen")
+    func noLocation() {
+        let report = Report(ReportInputs(), now: now)
+        let text = HumanSummary.render(report, now: now)
+        #expect(text.hasPrefix("No location"))
+        #expect(text.contains("forecastctl pin"))
+    }
+
+    @Test("compass points")
+    func compass() {
+        #expect(HumanSummary.compassPoint(0) == "N")
+        #expect(HumanSummary.compassPoint(359) == "N")
+        #expect(HumanSummary.compassPoint(90) == "E")
+        #expect(HumanSummary.compassPoint(202.5) == "SSW")
+        #expect(HumanSummary.compassPoint(-90) == "W")
+    }
+}
+
+@Suite("Report JSON")
+struct ReportJSONTests {
+    @Test("a report survives the line it is published as")
+    func roundTrip() throws {
+        let report = Report(ReportInputs(locating: true), now: Date(timeIntervalSince1970: 1_795_343_400))
+        let line = ReportJSON.line(report)
+        #expect(!line.contains("\n"))
+        #expect(try ReportJSON.decode(line) == report)
+    }
+}

@@ -1,0 +1,82 @@
+import ForecastModel
+import Foundation
+import Testing
+
+@testable import Settings
+
+/// `config/forecastd.toml` is the documentation of every key; these tests keep it true.
+@Suite("The shipped config/forecastd.toml")
+struct ShippedConfigTests {
+    static let path = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // SettingsTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+        .appendingPathComponent("config/forecastd.toml").path
+
+    static func shippedText() throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// The file with its commented-out examples (`# key = value`, `# [table]`) switched on.
+    static func uncommented(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let example = #/^# (\[[a-z_.]+\]|[a-z_]+ = \S.*)$/#
+            if let match = line.wholeMatch(of: example) { return String(match.1) }
+            return String(line)
+        }.joined(separator: "\n")
+    }
+
+    @Test(
+        "as shipped it decodes to exactly the defaults",
+        arguments: [
+            (userEnvironment, false, UInt32(1000)),
+            (["HOME": "/root", "INVOCATION_ID": "1"], true, UInt32(0)),
+            (["HOME": "/home/v"], false, UInt32(1001)),
+        ])
+    func decodesToDefaults(environment: [String: String], isSystemService: Bool, userID: UInt32) throws {
+        let defaults = Settings.defaults(environment: environment, isSystemService: isSystemService, userID: userID)
+        let settings = try Settings.decode(Self.shippedText(), path: Self.path, defaults: defaults)
+        #expect(settings == defaults)
+    }
+
+    @Test("loading it through its path gives the defaults too")
+    func loadsToDefaults() throws {
+        let settings = try Settings.load(from: Self.path, environment: userEnvironment, isSystemService: false)
+        #expect(settings == Settings.defaults(environment: userEnvironment, isSystemService: false))
+    }
+
+    @Test("its commented-out examples are valid settings")
+    func examplesAreValid() throws {
+        let text = Self.uncommented(try Self.shippedText())
+        let settings = try Settings.decode(text, path: Self.path, defaults: userDefaults)
+        #expect(
+            settings.location.pin
+                == Settings.Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))
+        // The examples show the user defaults for uid 1000 with XDG_RUNTIME_DIR set.
+        #expect(settings.output == userDefaults.output)
+    }
+
+    @Test("every key is documented, live or as an example")
+    func everyKeyDocumented() throws {
+        let map = TOMLSourceMap(Self.uncommented(try Self.shippedText()))
+        let documented = map.entries.filter { $0.kind == .keyValue }.map(\.keyPath)
+        #expect(documented == SettingsSchema.valueKeyPaths)
+    }
+
+    @Test("every live key has a comment of its own above it")
+    func everyKeyCommented() throws {
+        let text = try Self.shippedText()
+        let map = TOMLSourceMap(text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var previousStatementLine = 0
+        for entry in map.entries {
+            let between = lines[previousStatementLine..<(entry.key.line - 1)]
+            if entry.kind == .keyValue {
+                #expect(
+                    between.contains { $0.hasPrefix("# ") },
+                    "\(entry.keyPath.joined(separator: ".")) on line \(entry.key.line) has no comment")
+            }
+            previousStatementLine = entry.lines.upperBound
+        }
+    }
+}

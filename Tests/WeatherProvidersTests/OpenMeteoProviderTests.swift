@@ -1,0 +1,291 @@
+import AsyncHTTPClient
+import ForecastModel
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+@testable import WeatherProviders
+
+/// The provider through its real HTTP stack against a local server that replays recorded answers.
+@Suite("Open-Meteo provider over HTTP", .timeLimit(.minutes(1)))
+struct OpenMeteoProviderTests {
+    static let path = "/v1/forecast"
+    static let fetchedAt = Date(timeIntervalSince1970: 1_789_460_000)
+    static let samara = Coordinate(latitude: 53.195_873_12, longitude: 50.100_193_9)
+    static let userAgent = "forecastd/0.1 (+https://example.org/forecastd)"
+
+    /// Runs `body` with a fresh server and a provider pointed at it, and tears both down.
+    static func withProvider(
+        timeout: Duration = .seconds(5), query: String? = nil,
+        _ body: (ReplayServer, OpenMeteoProvider) async throws -> Void
+    ) async throws {
+        let server = try await ReplayServer.start()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        var url = server.url(path)
+        if let query { url = URL(string: url.absoluteString + "?" + query)! }
+        let provider = OpenMeteoProvider(
+            url: url, httpClient: client, timeout: timeout, userAgent: userAgent,
+            logger: Logger(label: "test"), now: { fetchedAt })
+        do {
+            try await body(server, provider)
+        } catch {
+            try? await client.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        try await server.shutdown()
+    }
+
+    static func failure(_ provider: OpenMeteoProvider, at coordinate: Coordinate = samara) async -> ProviderError? {
+        do {
+            let forecast = try await provider.forecast(for: coordinate)
+            Issue.record("expected an error, got a forecast from \(forecast.provider)")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("200: one GET with the documented parameters, decoded into a forecast")
+    func success() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(
+                path: Self.path,
+                try .recorded("open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json"))
+            let forecast = try await provider.forecast(for: Self.samara)
+
+            #expect(forecast.provider == "open-meteo")
+            #expect(forecast.fetchedAt == Self.fetchedAt)
+            #expect(forecast.current?.temperature == 18.5)
+            #expect(forecast.daily.count == 7)
+
+            #expect(server.requestCount(path: Self.path) == 1)
+            let request = try #require(server.requests().first)
+            #expect(request.method == "GET")
+            #expect(request.path == Self.path)
+            let query = request.query
+            #expect(query["latitude"] == "53.1959")
+            #expect(query["longitude"] == "50.1002")
+            #expect(query["timezone"] == "auto")
+            #expect(query["forecast_days"] == "7")
+            #expect(query["temperature_unit"] == "celsius")
+            #expect(query["wind_speed_unit"] == "kmh")
+            #expect(query["precipitation_unit"] == "mm")
+            #expect(
+                query["current"]
+                    == "temperature_2m,apparent_temperature,relative_humidity_2m,weather_code,wind_speed_10m,wind_direction_10m,precipitation,pressure_msl,is_day"
+            )
+            #expect(
+                query["hourly"]
+                    == "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation,precipitation_probability,weather_code,wind_speed_10m,wind_direction_10m,is_day"
+            )
+            #expect(
+                query["daily"]
+                    == "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,wind_speed_10m_max,sunrise,sunset"
+            )
+            #expect(request.header("User-Agent") == Self.userAgent)
+            // The commas stay literal: that is how Open-Meteo documents its lists.
+            #expect(request.uri.contains("current=temperature_2m,apparent_temperature,"))
+        }
+    }
+
+    @Test("The configured URL's own query is kept and ours appended")
+    func existingQuery() async throws {
+        try await Self.withProvider(query: "apikey=secret&models=icon_seamless") { server, provider in
+            server.setRoute(
+                path: Self.path,
+                try .fixture(
+                    "open-meteo/forecast-bromsgrove-gb-current-hourly-daily-fahrenheit-kmh-timezone-auto.json"))
+            let forecast = try await provider.forecast(for: Coordinate(latitude: -33.86882, longitude: 151.209296))
+            #expect(forecast.hourly.count == 168)
+            let request = try #require(server.requests().first)
+            #expect(
+                request.uri.hasPrefix(
+                    "\(Self.path)?apikey=secret&models=icon_seamless&latitude=-33.8688&longitude=151.2093&"))
+        }
+    }
+
+    @Test("Coordinates are sent with at most 4 decimals and no exponent")
+    func coordinateFormat() {
+        #expect(OpenMeteoProvider.format(53.195_873_12) == "53.1959")
+        #expect(OpenMeteoProvider.format(-2.06) == "-2.06")
+        #expect(OpenMeteoProvider.format(0.000_01) == "0")
+        #expect(OpenMeteoProvider.format(-0.000_01) == "0")
+        #expect(OpenMeteoProvider.format(0.0001) == "0.0001")
+        #expect(OpenMeteoProvider.format(180) == "180")
+    }
+
+    @Test("400: a provider error carrying Open-Meteo's reason")
+    func badRequest() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(
+                path: Self.path, try .fixture("open-meteo/error-400-latitude-out-of-range.json", status: 400))
+            let error = await Self.failure(provider, at: Coordinate(latitude: 999, longitude: 10))
+            #expect(error?.kind == .providerError)
+            #expect(error?.message == "open-meteo: HTTP 400: Latitude must be in range of -90 to 90°. Given: 999.0.")
+            #expect(error?.retryAfter == nil)
+            #expect(server.requests().first?.query["latitude"] == "999")
+        }
+    }
+
+    @Test("429 with Retry-After: rate limited, with the delay to wait")
+    func rateLimited() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(
+                path: Self.path,
+                try .fixture("open-meteo/error-429-daily-limit.json", status: 429, headers: [("Retry-After", "3600")]))
+            let error = await Self.failure(provider)
+            #expect(error?.kind == .rateLimited)
+            #expect(error?.retryAfter == .seconds(3600))
+            #expect(
+                error?.message == "open-meteo: HTTP 429: Daily API request limit exceeded. Please try again tomorrow.")
+        }
+    }
+
+    @Test("429 without a JSON body or Retry-After is still a rate limit")
+    func rateLimitedBare() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(path: Self.path, .html("<html>slow down</html>", status: 429))
+            let error = await Self.failure(provider)
+            #expect(error?.kind == .rateLimited)
+            #expect(error?.retryAfter == nil)
+            #expect(error?.message == "open-meteo: HTTP 429: Too Many Requests")
+        }
+    }
+
+    @Test("401 and 403 are authentication problems")
+    func auth() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(path: Self.path, .json(#"{"reason":"Invalid API key","error":true}"#, status: 401))
+            let unauthorized = await Self.failure(provider)
+            #expect(unauthorized?.kind == .auth)
+            #expect(unauthorized?.message == "open-meteo: HTTP 401: Invalid API key")
+
+            server.setRoute(path: Self.path, .html("<h1>Forbidden</h1>", status: 403))
+            let forbidden = await Self.failure(provider)
+            #expect(forbidden?.kind == .auth)
+            #expect(forbidden?.message == "open-meteo: HTTP 403: Forbidden")
+        }
+    }
+
+    @Test("HTML 502 from a load balancer is a bad response naming the type and status")
+    func htmlBadGateway() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(
+                path: Self.path,
+                .html(
+                    "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+                ))
+            let error = await Self.failure(provider)
+            #expect(error?.kind == .badResponse)
+            #expect(error?.message == "open-meteo: the response is not JSON (text/html, 502)")
+        }
+    }
+
+    @Test("A JSON 5xx is the provider's own error")
+    func serverError() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(path: Self.path, .json(#"{"error":true}"#, status: 503))
+            let error = await Self.failure(provider)
+            #expect(error?.kind == .providerError)
+            #expect(error?.message == "open-meteo: HTTP 503: Service Unavailable")
+        }
+    }
+
+    @Test("A 200 that is a captive portal page is a bad response")
+    func captivePortal() async throws {
+        try await Self.withProvider { server, provider in
+            server.setRoute(path: Self.path, .html("<html>Please log in to the hotel Wi-Fi</html>", status: 200))
+            let error = await Self.failure(provider)
+            #expect(error?.kind == .badResponse)
+            #expect(error?.message == "open-meteo: the response is not JSON (text/html, 200)")
+        }
+    }
+
+    @Test("A slow answer times out at the deadline, not later")
+    func slowAnswer() async throws {
+        try await Self.withProvider(timeout: .seconds(1)) { server, provider in
+            let samara = try ReplayResponse.fixture(
+                "open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json")
+            server.setRoute(path: Self.path, samara.delayed(by: .seconds(6)))
+            let started = ContinuousClock.now
+            let error = await Self.failure(provider)
+            let elapsed = ContinuousClock.now - started
+            #expect(error?.kind == .timeout)
+            #expect(error?.message == "open-meteo: no answer within 1 s")
+            #expect(elapsed >= .milliseconds(900))
+            #expect(elapsed < .seconds(4))
+        }
+    }
+
+    @Test("A body that stalls half way times out within the same deadline")
+    func stalledBody() async throws {
+        try await Self.withProvider(timeout: .seconds(1)) { server, provider in
+            let samara = try ReplayResponse.fixture(
+                "open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json")
+            server.setRoute(path: Self.path, samara.behaving(.stallBody(afterBytes: 100)))
+            let started = ContinuousClock.now
+            let error = await Self.failure(provider)
+            let elapsed = ContinuousClock.now - started
+            #expect(error?.kind == .timeout)
+            #expect(error?.message == "open-meteo: no answer within 1 s")
+            #expect(elapsed < .seconds(4))
+        }
+    }
+
+    @Test("A truncated body or a connection closed without answer is reported, not decoded")
+    func truncatedAndClosed() async throws {
+        try await Self.withProvider { server, provider in
+            let samara = try ReplayResponse.fixture(
+                "open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json")
+            server.setRoute(path: Self.path, samara.behaving(.truncateBody(afterBytes: 300)))
+            let truncated = await Self.failure(provider)
+            #expect(truncated?.kind == .badResponse)
+            #expect(
+                truncated?.message
+                    == "open-meteo: the response from 127.0.0.1:\(server.port) ended before its announced length")
+
+            server.setRoute(path: Self.path, samara.behaving(.closeWithoutAnswer))
+            let closed = await Self.failure(provider)
+            #expect(closed?.kind == .providerError)
+            #expect(
+                closed?.message
+                    == "open-meteo: 127.0.0.1:\(server.port) closed the connection without a complete answer")
+        }
+    }
+
+    @Test("A body over the size cap is refused")
+    func oversizedBody() async throws {
+        try await Self.withProvider { server, provider in
+            let huge = ReplayResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: Array(repeating: UInt8(ascii: " "), count: ProviderHTTP.defaultMaxBodyBytes + 1))
+            server.setRoute(path: Self.path, huge)
+            let error = await Self.failure(provider)
+            #expect(error?.kind == .badResponse)
+            #expect(error?.message == "open-meteo: the response is larger than 2 MiB")
+        }
+    }
+
+    @Test("Nobody listening on the port: offline")
+    func closedPort() async throws {
+        let server = try await ReplayServer.start()
+        let url = server.url(Self.path)
+        try await server.shutdown()
+
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let provider = OpenMeteoProvider(
+            url: url, httpClient: client, timeout: .seconds(1), userAgent: Self.userAgent, logger: Logger(label: "test")
+        )
+        let started = ContinuousClock.now
+        let error = await Self.failure(provider)
+        let elapsed = ContinuousClock.now - started
+        try await client.shutdown()
+
+        #expect(error?.kind == .offline)
+        #expect(error?.message == "open-meteo: could not connect to 127.0.0.1:\(url.port!) (Connection refused)")
+        #expect(elapsed < .seconds(4))
+    }
+}

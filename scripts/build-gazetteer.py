@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Build forecastd's offline gazetteer, Sources/Gazetteer/Resources/gazetteer.bin.
+
+Reads the GeoNames extract in a geodata directory (cities1000.tsv.gz and countries.tsv,
+see that directory's README.md) and writes one little-endian binary file that the Swift
+`Gazetteer` maps into memory and searches without any work at load time.
+
+Usage:
+    scripts/build-gazetteer.py [GEODATA_DIR] [-o OUTPUT]
+
+GEODATA_DIR defaults to ../shared/geodata beside the repository (where the project's
+shared data lives); OUTPUT defaults to Sources/Gazetteer/Resources/gazetteer.bin in the
+repository. The same input always gives the same bytes: there is no timestamp in the file
+and every ordering is total.
+
+File format, version 1 (all integers little-endian; every section starts at a multiple of
+8 bytes; N = place count):
+
+    header, 128 bytes:
+        0   8  magic b"FCGAZET\\x00"
+        8   4  format version (1)
+        12  4  header length (128)
+        16  8  file length in bytes
+        24  4  CRC-32 (zlib) of every byte after the header
+        28  4  N, the place count
+        32  4  region count (distinct country + admin1 + time zone triples)
+        36  4  country count
+        40  4  string table length in bytes
+        44  4  attribution string reference
+        48  4  coordinate scale exponent E (30): unit vectors are stored as round(v * 2^E)
+        52  4  reserved (0)
+        56 .. 128: eighteen UInt32 section offsets, in this order, unused ones 0:
+            vectors      N x 3 Int32   each place's unit vector (x, y, z), times 2^E, rounded
+            axes         N x UInt8     k-d tree split axis of each node (0 = x, 1 = y, 2 = z)
+            populations  N x UInt32
+            geonameIDs   N x UInt32
+            names        N x UInt32    string reference of the place's name
+            regionIndex  N x UInt16    index into regions
+            regions      R x 12 bytes  admin1 string ref, time zone string ref, country index
+                                       UInt16, 2 bytes zero
+            countries    C x 8 bytes   ISO code (2 ASCII bytes), 2 bytes zero, name string ref
+            strings      UTF-8 bytes, each distinct string once
+
+    A string reference is offset << 8 | length (strings are at most 255 bytes; the table
+    is at most 16 MiB).
+
+The vectors are the only coordinates stored. At 2^-30 they place a point within about 6 mm,
+so rounding the latitude and longitude computed from a vector to 1e-5 degrees gives back the
+source's value exactly; this script checks that for every place and fails otherwise.
+
+Places are stored as an implicit balanced k-d tree over the quantised unit vectors: the
+node of a range [lo, hi) is at mid = lo + (hi - lo) // 2, its left subtree is [lo, mid)
+and its right subtree [mid + 1, hi). Each node splits on the axis where its range spreads
+most; places in the left subtree have a coordinate <= the node's on that axis, those in
+the right subtree >=. Chord distance between unit vectors grows with great-circle distance,
+so the nearest in 3-D is the nearest on the sphere.
+
+Place data: GeoNames (https://www.geonames.org/), CC BY 4.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import math
+import struct
+import sys
+import zlib
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+MAGIC = b"FCGAZET\x00"
+FORMAT_VERSION = 1
+HEADER_LENGTH = 128
+SCALE_EXPONENT = 30
+SCALE = float(1 << SCALE_EXPONENT)
+SECTION_SLOTS = 18
+ATTRIBUTION = "Place data from GeoNames (geonames.org), CC BY 4.0"
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+DEFAULT_GEODATA = REPOSITORY.parent / "shared" / "geodata"
+DEFAULT_OUTPUT = REPOSITORY / "Sources" / "Gazetteer" / "Resources" / "gazetteer.bin"
+
+CITIES_COLUMNS = ["geonameid", "name", "latitude", "longitude", "country_code", "admin1", "population", "timezone"]
+
+
+class InputError(Exception):
+    """A problem with the input files, reported as file:line: message."""
+
+
+def fixed_e5(text: str, where: str, limit: int) -> int:
+    """Parses a decimal degree string into an exact integer count of 1e-5 degrees."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise InputError(f"{where}: {text!r} is not a decimal number") from None
+    scaled = value.scaleb(5)
+    if scaled != scaled.to_integral_value():
+        raise InputError(f"{where}: {text!r} has more than 5 decimals; the gazetteer stores 1e-5 degrees")
+    result = int(scaled)
+    if not -limit * 100000 <= result <= limit * 100000:
+        raise InputError(f"{where}: {text!r} is outside -{limit}...{limit}")
+    return result
+
+
+def read_countries(path: Path) -> dict[str, str]:
+    countries: dict[str, str] = {}
+    with path.open(encoding="utf-8") as file:
+        header = file.readline().rstrip("\n").split("\t")
+        if header[:3] != ["iso", "iso3", "name"]:
+            raise InputError(f"{path}:1: expected columns iso, iso3, name, ...; found {header}")
+        for number, line in enumerate(file, start=2):
+            fields = line.rstrip("\n").split("\t")
+            code, name = fields[0], fields[2]
+            if len(code) != 2 or not code.isascii() or not code.isupper():
+                raise InputError(f"{path}:{number}: country code {code!r} is not two capital letters")
+            countries[code] = name
+    return countries
+
+
+def read_places(path: Path, countries: dict[str, str]) -> list[dict]:
+    places = []
+    with gzip.open(path, "rt", encoding="utf-8", newline="\n") as file:
+        header = file.readline().rstrip("\n").split("\t")
+        if header != CITIES_COLUMNS:
+            raise InputError(f"{path}:1: expected columns {CITIES_COLUMNS}; found {header}")
+        for number, line in enumerate(file, start=2):
+            fields = line.rstrip("\n").split("\t")
+            where = f"{path}:{number}"
+            if len(fields) != len(CITIES_COLUMNS):
+                raise InputError(f"{where}: expected {len(CITIES_COLUMNS)} tab-separated fields, found {len(fields)}")
+            geonameid, name, latitude, longitude, country, admin1, population, timezone = fields
+            if country not in countries:
+                raise InputError(f"{where}: country code {country!r} is not in countries.tsv")
+            if not name:
+                raise InputError(f"{where}: empty place name")
+            places.append(
+                {
+                    "id": int(geonameid),
+                    "name": name,
+                    "lat": fixed_e5(latitude, where, 90),
+                    "lon": fixed_e5(longitude, where, 180),
+                    "country": country,
+                    "admin1": admin1,
+                    "population": int(population or "0"),
+                    "timezone": timezone,
+                }
+            )
+    return places
+
+
+def unit_vector(lat_e5: int, lon_e5: int) -> tuple[int, int, int]:
+    """The place's unit vector, quantised to 2^-30 (about 6 mm on the Earth)."""
+    lat = math.radians(lat_e5 / 100000)
+    lon = math.radians(lon_e5 / 100000)
+    x = math.cos(lat) * math.cos(lon)
+    y = math.cos(lat) * math.sin(lon)
+    z = math.sin(lat)
+    return (round(x * SCALE), round(y * SCALE), round(z * SCALE))
+
+
+def coordinate_e5(vector: tuple[int, int, int]) -> tuple[float, float]:
+    """Latitude and longitude in 1e-5 degrees, unrounded, as the Swift reader computes them."""
+    x, y, z = vector
+    # atan2 of z against the equatorial length stays accurate near the poles, where asin does not.
+    latitude = math.degrees(math.atan2(z, math.hypot(x, y))) * 100000
+    longitude = math.degrees(math.atan2(y, x)) * 100000
+    return latitude, longitude
+
+
+def check_round_trip(place: dict) -> None:
+    """Fails unless the reader, rounding to 1e-5 degrees, gets the source coordinate back.
+
+    A margin of 0.1 (1e-6 degrees, a fifth of the way to a rounding boundary) leaves room for
+    the last-bit differences between one maths library and another.
+    """
+    latitude, longitude = coordinate_e5(place["vector"])
+    longitude_error = (longitude - place["lon"] + 18000000) % 36000000 - 18000000
+    if abs(latitude - place["lat"]) > 0.1 or abs(longitude_error) > 0.1:
+        raise InputError(
+            f"geonameid {place['id']}: the stored vector does not give back "
+            f"{place['lat'] / 1e5}, {place['lon'] / 1e5} (got {latitude / 1e5}, {longitude / 1e5})"
+        )
+
+
+class StringTable:
+    """Each distinct string once, in first-use order (which is deterministic)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.offsets: dict[str, int] = {}
+
+    def reference(self, text: str) -> int:
+        encoded = text.encode("utf-8")
+        if len(encoded) > 255:
+            raise InputError(f"string longer than 255 bytes: {text[:40]!r}...")
+        offset = self.offsets.get(text)
+        if offset is None:
+            offset = len(self.data)
+            self.offsets[text] = offset
+            self.data += encoded
+        if offset >= 1 << 24:
+            raise InputError("string table exceeds 16 MiB")
+        return offset << 8 | len(encoded)
+
+
+def build_tree(places: list[dict]) -> tuple[list[dict], list[int]]:
+    """Orders places as an implicit balanced k-d tree; returns them and each node's axis."""
+    count = len(places)
+    ordered: list[dict | None] = [None] * count
+    axes = [0] * count
+
+    def place_range(members: list[dict], lo: int) -> None:
+        # An explicit stack keeps deep ranges off Python's recursion limit.
+        stack = [(members, lo)]
+        while stack:
+            members, lo = stack.pop()
+            if not members:
+                continue
+            if len(members) == 1:
+                ordered[lo] = members[0]
+                continue
+            spreads = []
+            for axis in range(3):
+                values = [place["vector"][axis] for place in members]
+                spreads.append(max(values) - min(values))
+            axis = spreads.index(max(spreads))
+            members = sorted(members, key=lambda place: (place["vector"][axis], place["id"]))
+            mid = len(members) // 2
+            ordered[lo + mid] = members[mid]
+            axes[lo + mid] = axis
+            stack.append((members[:mid], lo))
+            stack.append((members[mid + 1 :], lo + mid + 1))
+
+    place_range(places, 0)
+    return ordered, axes  # type: ignore[return-value]
+
+
+def padded(data: bytes) -> bytes:
+    return data + b"\x00" * (-len(data) % 8)
+
+
+def build(geodata: Path) -> bytes:
+    countries = read_countries(geodata / "countries.tsv")
+    places = read_places(geodata / "cities1000.tsv.gz", countries)
+    if not places:
+        raise InputError(f"{geodata / 'cities1000.tsv.gz'}: no places")
+    if len(set(place["id"] for place in places)) != len(places):
+        raise InputError("cities1000.tsv.gz: geonameids are not unique")
+    for place in places:
+        place["vector"] = unit_vector(place["lat"], place["lon"])
+        check_round_trip(place)
+        if not 0 <= place["population"] < 1 << 32 or not 0 <= place["id"] < 1 << 32:
+            raise InputError(f"geonameid {place['id']}: population or id does not fit 32 bits")
+
+    ordered, axes = build_tree(places)
+
+    strings = StringTable()
+    attribution = strings.reference(ATTRIBUTION)
+    country_codes = sorted(countries)
+    country_index = {code: index for index, code in enumerate(country_codes)}
+    country_records = b"".join(
+        struct.pack("<2sHI", code.encode("ascii"), 0, strings.reference(countries[code])) for code in country_codes
+    )
+    region_keys = sorted({(place["country"], place["admin1"], place["timezone"]) for place in ordered})
+    if len(region_keys) >= 1 << 16:
+        raise InputError(f"{len(region_keys)} regions do not fit a 16-bit index")
+    region_index = {key: index for index, key in enumerate(region_keys)}
+    region_records = b"".join(
+        struct.pack("<IIHH", strings.reference(admin1), strings.reference(timezone), country_index[country], 0)
+        for country, admin1, timezone in region_keys
+    )
+    names = [strings.reference(place["name"]) for place in ordered]
+
+    count = len(ordered)
+    sections = [
+        struct.pack(f"<{3 * count}i", *(component for place in ordered for component in place["vector"])),
+        bytes(axes),
+        struct.pack(f"<{count}I", *(place["population"] for place in ordered)),
+        struct.pack(f"<{count}I", *(place["id"] for place in ordered)),
+        struct.pack(f"<{count}I", *names),
+        struct.pack(
+            f"<{count}H",
+            *(region_index[(place["country"], place["admin1"], place["timezone"])] for place in ordered),
+        ),
+        region_records,
+        country_records,
+        bytes(strings.data),
+    ]
+    body = bytearray()
+    offsets = []
+    for section in sections:
+        offsets.append(HEADER_LENGTH + len(body))
+        body += padded(section)
+    file_length = HEADER_LENGTH + len(body)
+    if file_length >= 1 << 32:
+        raise InputError("gazetteer exceeds 4 GiB")
+    offsets += [0] * (SECTION_SLOTS - len(offsets))
+    header = MAGIC + struct.pack(
+        f"<IIQIIIIIIII{SECTION_SLOTS}I",
+        FORMAT_VERSION,
+        HEADER_LENGTH,
+        file_length,
+        zlib.crc32(body),
+        count,
+        len(region_keys),
+        len(country_codes),
+        len(strings.data),
+        attribution,
+        SCALE_EXPONENT,
+        0,
+        *offsets,
+    )
+    assert len(header) == HEADER_LENGTH, len(header)
+    return header + bytes(body)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "geodata",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_GEODATA,
+        help=f"directory holding cities1000.tsv.gz and countries.tsv (default: {DEFAULT_GEODATA})",
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, default=DEFAULT_OUTPUT, help=f"file to write (default: {DEFAULT_OUTPUT})"
+    )
+    arguments = parser.parse_args()
+    try:
+        data = build(arguments.geodata)
+    except (InputError, OSError) as error:
+        print(f"build-gazetteer: {error}", file=sys.stderr)
+        return 1
+    arguments.output.parent.mkdir(parents=True, exist_ok=True)
+    temporary = arguments.output.with_name(arguments.output.name + ".tmp")
+    temporary.write_bytes(data)
+    # Replacing by rename never leaves a half-written file where a running daemon maps it.
+    temporary.replace(arguments.output)
+    count = struct.unpack_from("<I", data, 28)[0]
+    print(f"build-gazetteer: wrote {arguments.output} ({len(data):,} bytes, {count:,} places)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
