@@ -25,6 +25,10 @@ public struct Daemon {
     public static let userAgent = "forecastd/\(ForecastdVersion.current) (weather daemon for status bars)"
 
     public func run() async throws {
+        // Start-up code (argument parsing, settings, library initialisers) is done with: let only
+        // the code the running daemon uses stay resident.
+        let advised = ResidentText.trim()
+        logger.debug("Dropped start-up code from memory.", metadata: ["mappings": "\(advised)"])
         var httpConfiguration = HTTPClient.Configuration()
         // A refused connection means "offline" now, not after retrying until the request deadline.
         httpConfiguration.connectionPool.retryConnectionEstablishment = false

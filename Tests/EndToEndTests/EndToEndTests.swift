@@ -64,6 +64,8 @@ struct EndToEndTests {
         let fromSocket = try await socketReportLine(daemon.socketPath)
         let fromFile = try String(contentsOfFile: daemon.statusFilePath, encoding: .utf8)
         #expect(fromFile == fromSocket + "\n")
+        let schema = try await validateAgainstSchema(fromSocket)
+        #expect(schema.valid, "\(schema.output)")
 
         // Stopping removes the socket, keeps the status file (the bar keeps its last data).
         let status = await daemon.stop()
@@ -123,6 +125,8 @@ struct EndToEndTests {
         #expect(daemon.isRunning)
         let again = try await socketReportLine(daemon.socketPath)
         #expect(try ReportJSON.decode(again).status == .noLocation)
+        let schema = try await validateAgainstSchema(again)
+        #expect(schema.valid, "\(schema.output)")
         try await daemon.wait(for: "the status file to match the socket") {
             (try? String(contentsOfFile: daemon.statusFilePath, encoding: .utf8)) == (try await socketReportLine(daemon.socketPath)) + "\n"
         }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The idle daemon's footprint: resident memory and CPU use of a release build of forecastd with the
+# gazetteer loaded, gpsd (fed by gpsfake) streaming fixes at about 1 Hz, and a forecast fetched from a
+# local HTTP server replaying a recorded Open-Meteo response.
+#
+#   Benchmarks/footprint.sh              settle 15 s, then measure over 60 s
+#   SETTLE=30 WINDOW=300 Benchmarks/footprint.sh
+#
+# Needs gpsd, gpsd-clients and python3-gps (scripts/deps --test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+settle=${SETTLE:-15}
+window=${WINDOW:-60}
+
+swift build -c release --product forecastd >/dev/null
+binary=.build/release/forecastd
+
+work=$(mktemp -d /tmp/fd-footprint.XXXXXX)
+gps_port=$((21000 + RANDOM % 5000))
+http_port=$((26000 + RANDOM % 5000))
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  pkill -TERM -f "gpsd.*-P $gps_port" 2>/dev/null || true
+  pkill -TERM -f "gpsd .*:$gps_port" 2>/dev/null || true
+  sleep 0.5
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/www" "$work/run" "$work/tmp"
+cp Tests/Fixtures/open-meteo/forecast-bromsgrove-gb-current-hourly-daily-fahrenheit-kmh-timezone-auto.json "$work/www/forecast"
+(cd "$work/www" && exec /usr/bin/python3 -m http.server "$http_port" --bind 127.0.0.1 >/dev/null 2>&1) &
+pids+=($!)
+
+# About one fix a second: the log has about five sentences per epoch.
+TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gps_port" Tests/Fixtures/nmea/gpslim236.log \
+  >"$work/gpsfake.log" 2>&1 &
+pids+=($!)
+
+cat >"$work/forecastd.toml" <<TOML
+[location.gpsd]
+port = $gps_port
+[providers.open_meteo]
+url = "http://127.0.0.1:$http_port/forecast"
+[output]
+status_file = "$work/run/report.json"
+socket = "$work/run/forecastd.sock"
+TOML
+
+sleep 2
+XDG_RUNTIME_DIR="$work/run" HOME="$work" "$binary" --config "$work/forecastd.toml" --log-level warning 2>"$work/forecastd.log" &
+daemon=$!
+pids+=("$daemon")
+
+sleep "$settle"
+grep -q '"source":"gpsd"' "$work/run/report.json" || { echo "no gpsd position in the report:"; cat "$work/run/report.json" "$work/forecastd.log"; exit 1; }
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+before=$(ticks "$daemon")
+sleep "$window"
+after=$(ticks "$daemon")
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$daemon/status")
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$daemon/status")
+threads=$(awk '/Threads/ {print $2}' "/proc/$daemon/status")
+gpsd_pid=$(pgrep -f "gpsd.*$gps_port" | head -1 || true)
+gpsd_rss=$([ -n "$gpsd_pid" ] && awk '/VmRSS/ {print $2}' "/proc/$gpsd_pid/status" || echo "?")
+writes=$(grep -c . "$work/forecastd.log" || true)
+
+awk -v rss="$rss" -v hwm="$hwm" -v t="$threads" -v cpu=$((after - before)) -v hz="$hz" -v w="$window" -v g="$gpsd_rss" 'BEGIN {
+  printf "forecastd resident memory: %.1f MB (peak %.1f MB), %d threads\n", rss / 1024, hwm / 1024, t
+  printf "forecastd CPU over %d s idle: %.2f s = %.3f %% of one core\n", w, cpu / hz, 100 * cpu / hz / w
+  printf "gpsd resident memory (for comparison): %s kB\n", g
+}'
