@@ -4,6 +4,7 @@
 //
 // Dependencies point one way:
 //   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+//   Settings and Daemon write files through FileStore.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -44,13 +45,19 @@ let package = Package(
         .target(name: "ForecastModel", swiftSettings: strict),
         .testTarget(name: "ForecastModelTests", dependencies: ["ForecastModel"], swiftSettings: strict),
 
+        // MARK: Files
+
+        /// Crash-safe file writes (temp + fsync + rename) for settings, state and status files.
+        .target(name: "FileStore", swiftSettings: strict),
+        .testTarget(name: "FileStoreTests", dependencies: ["FileStore"], swiftSettings: strict),
+
         // MARK: Settings
 
         /// The TOML settings file: discovery, decoding, validation with file:line errors, defaults.
         .target(
             name: "Settings",
             dependencies: [
-                "ForecastModel",
+                "ForecastModel", "FileStore",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -129,7 +136,8 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ForecastModel", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering", "Control",
+                "ForecastModel", "FileStore", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering",
+                "Control",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -162,7 +170,7 @@ let package = Package(
         .executableTarget(
             name: "forecastctl",
             dependencies: [
-                "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel",
+                "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -1,5 +1,6 @@
 import Control
 import ForecastModel
+import FileStore
 import Foundation
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 import ForecastModel
+import FileStore
 import Foundation
 import Logging
 import Rendering

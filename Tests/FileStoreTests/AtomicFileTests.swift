@@ -1,4 +1,4 @@
-import Daemon
+import FileStore
 import Foundation
 import Testing
 

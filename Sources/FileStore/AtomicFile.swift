@@ -14,7 +14,8 @@ public enum AtomicFile {
         public var description: String
     }
 
-    /// Replaces `path` with `bytes`. `mode` applies to a new file; an existing file keeps its mode.
+    /// Replaces `path` with `bytes`. `mode` applies to a new file; an existing file keeps its mode
+    /// and, where this process may set them, its owner and group.
     public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644) throws(WriteError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
@@ -29,8 +30,12 @@ public enum AtomicFile {
         }
 
         var existing = stat()
-        let finalMode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : mode
-        fchmod(fd, finalMode)
+        let exists = stat(path, &existing) == 0
+        fchmod(fd, exists ? existing.st_mode & 0o7777 : mode)
+        if exists, existing.st_uid != getuid() || existing.st_gid != getgid() {
+            // Only root may give a file away; for others this keeps the group where allowed.
+            _ = fchown(fd, existing.st_uid, existing.st_gid)
+        }
 
         let contiguous = Array(bytes)
         var offset = 0
