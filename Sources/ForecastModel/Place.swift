@@ -32,4 +32,10 @@ public struct Place: Sendable, Hashable, Codable {
 /// Names the place at a coordinate. Implemented offline by the gazetteer.
 public protocol PlaceNaming: Sendable {
     func nearestPlace(to coordinate: Coordinate) -> Place?
+    /// Gives back memory the lookups made resident (a long-running daemon looks up rarely).
+    func dropResidentPages()
+}
+
+extension PlaceNaming {
+    public func dropResidentPages() {}
 }

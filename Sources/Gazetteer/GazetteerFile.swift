@@ -1,7 +1,7 @@
 /// The layout of gazetteer.bin, version 1, as written by scripts/build-gazetteer.py.
 ///
 /// The script's docstring is the format's full description. Everything is little-endian and
-/// every section starts at a multiple of 8 bytes, so a page-aligned mapping can be read
+/// every section starts at a multiple of 16 bytes, so a page-aligned mapping can be read
 /// through typed pointers in place.
 enum GazetteerFormat {
     static let magic: [UInt8] = Array("FCGAZET\u{0}".utf8)
@@ -15,29 +15,23 @@ enum GazetteerFormat {
     static let checksumOffset = 24
     static let placeCountOffset = 28
     static let regionCountOffset = 32
-    static let countryCountOffset = 36
-    static let stringLengthOffset = 40
-    static let attributionOffset = 44
-    static let scaleExponentOffset = 48
+    static let stringLengthOffset = 36
+    static let attributionOffset = 40
+    static let scaleExponentOffset = 44
     static let sectionTableOffset = 56
 
-    static let regionRecordLength = 12
-    static let countryRecordLength = 8
+    /// Nodes, records and regions are each four 32-bit words.
+    static let wordsPerEntry = 4
 
     /// The sections in the order of the header's offset table.
     enum Section: Int, CaseIterable, CustomStringConvertible {
-        case vectors, axes, populations, geonameIDs, names, regionIndices, regions, countries, strings
+        case nodes, records, regions, strings
 
         var description: String {
             switch self {
-            case .vectors: "vectors"
-            case .axes: "axes"
-            case .populations: "populations"
-            case .geonameIDs: "geonameIDs"
-            case .names: "names"
-            case .regionIndices: "regionIndices"
+            case .nodes: "nodes"
+            case .records: "records"
             case .regions: "regions"
-            case .countries: "countries"
             case .strings: "strings"
             }
         }
@@ -53,20 +47,17 @@ struct GazetteerTables: @unchecked Sendable {
 
     let count: Int
     let regionCount: Int
-    let countryCount: Int
     /// Stored unit vectors are scaled by this (2^30) and rounded.
     let scale: Double
     let checksum: UInt32
     let attributionReference: UInt32
 
-    let vectors: UnsafePointer<Int32>
-    let axes: UnsafePointer<UInt8>
-    let populations: UnsafePointer<UInt32>
-    let geonameIDs: UnsafePointer<UInt32>
-    let names: UnsafePointer<UInt32>
-    let regionIndices: UnsafePointer<UInt16>
-    let regions: UnsafeRawPointer
-    let countries: UnsafeRawPointer
+    /// Per place: x, y, z of the scaled unit vector and the k-d tree split axis.
+    let nodes: UnsafePointer<Int32>
+    /// Per place: name reference, population, GeoNames id, region index.
+    let records: UnsafePointer<UInt32>
+    /// Per region: admin1, time zone and country name references, then the country code's bytes.
+    let regions: UnsafePointer<UInt32>
     let strings: UnsafeRawBufferPointer
     /// Everything after the header: what the checksum covers.
     let body: UnsafeRawBufferPointer
@@ -99,8 +90,8 @@ struct GazetteerTables: @unchecked Sendable {
         guard headerLength == GazetteerFormat.headerLength else {
             throw invalid("header length \(headerLength), expected \(GazetteerFormat.headerLength)")
         }
-        let declaredLength = UInt64(littleEndian:
-            bytes.loadUnaligned(fromByteOffset: GazetteerFormat.fileLengthOffset, as: UInt64.self))
+        let declaredLength = UInt64(
+            littleEndian: bytes.loadUnaligned(fromByteOffset: GazetteerFormat.fileLengthOffset, as: UInt64.self))
         guard declaredLength == UInt64(bytes.count) else {
             let kind = declaredLength > UInt64(bytes.count) ? "truncated" : "has trailing bytes"
             throw invalid("\(kind): the header says \(declaredLength) bytes, the file has \(bytes.count)")
@@ -108,12 +99,8 @@ struct GazetteerTables: @unchecked Sendable {
 
         count = Int(uint32(GazetteerFormat.placeCountOffset))
         regionCount = Int(uint32(GazetteerFormat.regionCountOffset))
-        countryCount = Int(uint32(GazetteerFormat.countryCountOffset))
         let stringLength = Int(uint32(GazetteerFormat.stringLengthOffset))
         guard count > 0 else { throw invalid("it holds no places") }
-        guard regionCount <= Int(UInt16.max) + 1, countryCount <= Int(UInt16.max) + 1 else {
-            throw invalid("\(regionCount) regions and \(countryCount) countries; at most 65,536 of each are allowed")
-        }
         let exponent = uint32(GazetteerFormat.scaleExponentOffset)
         guard (1...30).contains(exponent) else {
             throw invalid("coordinate scale exponent \(exponent), expected 1...30")
@@ -122,68 +109,67 @@ struct GazetteerTables: @unchecked Sendable {
         checksum = uint32(GazetteerFormat.checksumOffset)
         attributionReference = uint32(GazetteerFormat.attributionOffset)
 
-        // Each section must lie inside the file, after the header, aligned for its element type.
-        var starts: [GazetteerFormat.Section: Int] = [:]
+        // Each section must lie inside the file, after the header, aligned for 32-bit words.
+        let entryLength = GazetteerFormat.wordsPerEntry * 4
+        var starts = [Int](repeating: 0, count: GazetteerFormat.Section.allCases.count)
         for section in GazetteerFormat.Section.allCases {
             let length: Int
             switch section {
-            case .vectors: length = count * 3 * 4
-            case .axes: length = count
-            case .populations, .geonameIDs, .names: length = count * 4
-            case .regionIndices: length = count * 2
-            case .regions: length = regionCount * GazetteerFormat.regionRecordLength
-            case .countries: length = countryCount * GazetteerFormat.countryRecordLength
+            case .nodes, .records: length = count * entryLength
+            case .regions: length = regionCount * entryLength
             case .strings: length = stringLength
             }
             let start = Int(uint32(GazetteerFormat.sectionTableOffset + 4 * section.rawValue))
-            guard start >= headerLength, start % 8 == 0, start <= bytes.count, length <= bytes.count - start else {
+            guard start >= headerLength, start % 16 == 0, start <= bytes.count, length <= bytes.count - start else {
                 throw invalid(
                     "section \(section) (\(length) bytes at offset \(start)) does not fit a \(bytes.count)-byte file")
             }
-            starts[section] = start
+            starts[section.rawValue] = start
         }
 
         let base = bytes.baseAddress!
-        func pointer<T>(_ section: GazetteerFormat.Section, _ type: T.Type, _ capacity: Int) -> UnsafePointer<T> {
-            UnsafePointer(base.advanced(by: starts[section]!).bindMemory(to: type, capacity: capacity))
+        func words<T>(_ section: GazetteerFormat.Section, _ type: T.Type, entries: Int) -> UnsafePointer<T> {
+            UnsafePointer(
+                base.advanced(by: starts[section.rawValue])
+                    .bindMemory(to: type, capacity: entries * GazetteerFormat.wordsPerEntry))
         }
-        vectors = pointer(.vectors, Int32.self, count * 3)
-        axes = pointer(.axes, UInt8.self, count)
-        populations = pointer(.populations, UInt32.self, count)
-        geonameIDs = pointer(.geonameIDs, UInt32.self, count)
-        names = pointer(.names, UInt32.self, count)
-        regionIndices = pointer(.regionIndices, UInt16.self, count)
-        regions = base.advanced(by: starts[.regions]!)
-        countries = base.advanced(by: starts[.countries]!)
-        strings = UnsafeRawBufferPointer(start: base.advanced(by: starts[.strings]!), count: stringLength)
+        nodes = words(.nodes, Int32.self, entries: count)
+        records = words(.records, UInt32.self, entries: count)
+        regions = words(.regions, UInt32.self, entries: regionCount)
+        strings = UnsafeRawBufferPointer(
+            start: base.advanced(by: starts[GazetteerFormat.Section.strings.rawValue]), count: stringLength)
         body = UnsafeRawBufferPointer(rebasing: bytes[headerLength...])
     }
 
     /// The string a reference (offset << 8 | length) names, or nil when it points outside the table.
     func string(_ reference: UInt32) -> String? {
+        guard isValid(reference) else { return nil }
         let offset = Int(reference >> 8)
-        let length = Int(reference & 0xFF)
-        guard offset <= strings.count, length <= strings.count - offset else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: strings[offset..<offset + length]), as: UTF8.self)
+        return String(
+            decoding: UnsafeRawBufferPointer(rebasing: strings[offset..<offset + Int(reference & 0xFF)]),
+            as: UTF8.self)
     }
 
-    /// A region's admin1 reference, time-zone reference and country index.
-    func region(_ index: Int) -> (admin1: UInt32, timezone: UInt32, country: Int)? {
-        guard index < regionCount else { return nil }
-        let offset = index * GazetteerFormat.regionRecordLength
-        return (
-            UInt32(littleEndian: regions.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
-            UInt32(littleEndian: regions.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)),
-            Int(UInt16(littleEndian: regions.loadUnaligned(fromByteOffset: offset + 8, as: UInt16.self)))
-        )
+    /// Whether a string reference lies inside the string table.
+    func isValid(_ reference: UInt32) -> Bool {
+        let offset = Int(reference >> 8)
+        return offset <= strings.count && Int(reference & 0xFF) <= strings.count - offset
     }
 
-    /// A country's ISO code and name reference.
-    func country(_ index: Int) -> (code: String, name: UInt32)? {
-        guard index < countryCount else { return nil }
-        let offset = index * GazetteerFormat.countryRecordLength
-        let code = String(
-            decoding: UnsafeRawBufferPointer(start: countries.advanced(by: offset), count: 2), as: UTF8.self)
-        return (code, UInt32(littleEndian: countries.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+    // The typed sections are read as native integers: init refuses big-endian machines.
+
+    /// A place's name reference, population, GeoNames id and region index.
+    func record(_ index: Int) -> (name: UInt32, population: UInt32, geonameID: UInt32, region: Int) {
+        let entry = records + GazetteerFormat.wordsPerEntry * index
+        return (entry[0], entry[1], entry[2], Int(entry[3]))
+    }
+
+    /// A region's admin1, time-zone and country-name references and its country code, or nil
+    /// when the index is outside the table.
+    func region(_ index: Int) -> (admin1: UInt32, timezone: UInt32, countryName: UInt32, countryCode: String)? {
+        guard index >= 0, index < regionCount else { return nil }
+        let entry = regions + GazetteerFormat.wordsPerEntry * index
+        let code = UnsafeRawBufferPointer(start: entry + 3, count: 2)
+        return (entry[0], entry[1], entry[2], String(decoding: code, as: UTF8.self))
     }
 }

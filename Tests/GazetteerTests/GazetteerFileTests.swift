@@ -40,7 +40,9 @@ struct GazetteerFileTests {
     // MARK: Damaged files
 
     /// The shipped file's bytes with `edit` applied, written to a temporary file and opened.
-    private func open(editing edit: (inout Data) -> Void) throws -> (Result<Gazetteer, any Error>, path: String, TemporaryDirectory) {
+    private func open(
+        editing edit: (inout Data) -> Void
+    ) throws -> (Result<Gazetteer, any Error>, path: String, TemporaryDirectory) {
         var data = try Data(contentsOf: shippedDataURL)
         edit(&data)
         let directory = try TemporaryDirectory()
@@ -100,8 +102,8 @@ struct GazetteerFileTests {
             let slot = GazetteerFormat.sectionTableOffset + 4 * GazetteerFormat.Section.strings.rawValue
             Self.setUInt32(UInt32(data.count - 8), at: slot, in: &data)
         }
-        try expectInvalid("section vectors") { data in
-            // A place count too large for the file makes the vectors overrun it.
+        try expectInvalid("section nodes") { data in
+            // A place count too large for the file makes the tree overrun it.
             Self.setUInt32(100_000_000, at: GazetteerFormat.placeCountOffset, in: &data)
         }
     }
@@ -125,11 +127,14 @@ struct GazetteerFileTests {
         let shipped = try openShipped()
         let target = Coordinate(latitude: 48.9043, longitude: 2.3330)
         let index = try #require(shipped.nearestIndex(to: target))
-        let namesStart = Int(try Data(contentsOf: shippedDataURL)
-            .withUnsafeBytes { $0.loadUnaligned(fromByteOffset: GazetteerFormat.sectionTableOffset
-                + 4 * GazetteerFormat.Section.names.rawValue, as: UInt32.self) })
+        let recordsSlot = GazetteerFormat.sectionTableOffset + 4 * GazetteerFormat.Section.records.rawValue
+        let recordsStart = Int(
+            try Data(contentsOf: shippedDataURL).withUnsafeBytes {
+                $0.loadUnaligned(fromByteOffset: recordsSlot, as: UInt32.self)
+            })
         let (result, path, directory) = try open { data in
-            Self.setUInt32(0xFFFF_FFFF, at: namesStart + 4 * index, in: &data)
+            // The name reference is the first word of the place's 16-byte record.
+            Self.setUInt32(0xFFFF_FFFF, at: recordsStart + 16 * index, in: &data)
             // A matching checksum, so that verify() reaches the reference check.
             let checksum = data.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[128...])) }
             Self.setUInt32(checksum, at: GazetteerFormat.checksumOffset, in: &data)
@@ -160,5 +165,46 @@ struct GazetteerFileTests {
         // The check value every CRC-32 implementation publishes.
         let checksum = Array("123456789".utf8).withUnsafeBytes { CRC32.checksum($0) }
         #expect(checksum == 0xCBF4_3926)
+    }
+}
+
+@Suite("Resident memory")
+struct ResidentMemoryTests {
+    /// The resident size of this process's mappings of `path`, in KiB, from /proc/self/smaps.
+    private func residentKiB(ofMappingsOf path: String) throws -> Int {
+        // String(contentsOfFile:) stops after the first page of a /proc file; read to the end.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        var total = 0
+        var inMapping = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                // A mapping's header: address range, permissions, offset, device, inode, path.
+                inMapping = fields.count >= 6 && fields[5...].joined(separator: " ") == path
+            } else if inMapping, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
+                total += kib
+            }
+        }
+        return total
+    }
+
+    @Test("dropResidentPages() takes the read pages out of the process, and lookups still work")
+    func dropPages() throws {
+        // A private copy, so that no other test's mapping of the shipped file is counted.
+        let directory = try TemporaryDirectory()
+        let copy = try directory.write(try Data(contentsOf: shippedDataURL), named: "resident.bin")
+        let path = copy.resolvingSymlinksInPath().path
+        let gazetteer = try Gazetteer(contentsOf: copy)
+        let brussels = Coordinate(latitude: 50.8402, longitude: 4.3471)
+        for longitude in stride(from: -170.0, through: 170, by: 20) {
+            _ = gazetteer.nearestPlace(to: Coordinate(latitude: 45, longitude: longitude))
+        }
+        #expect(gazetteer.nearestPlace(to: brussels)?.name == "Brussels")
+        #expect(try residentKiB(ofMappingsOf: path) > 0)
+
+        gazetteer.dropResidentPages()
+        #expect(try residentKiB(ofMappingsOf: path) == 0)
+        #expect(gazetteer.nearestPlace(to: brussels)?.name == "Brussels")
     }
 }

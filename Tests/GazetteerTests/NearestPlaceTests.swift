@@ -5,27 +5,52 @@ import Testing
 
 @Suite("Nearest place")
 struct NearestPlaceTests {
-    /// The first fixes of the recorded receiver logs (Tests/Fixtures/nmea/README.md) and what
-    /// GeoNames has nearest to each.
-    static let receiverFixes: [(Coordinate, name: String, admin1: String, code: String, country: String, km: Double)] = [
-        (Coordinate(latitude: 48.9043, longitude: 2.3330), "Saint-Ouen", "Île-de-France", "FR", "France", 0.2507),
-        (Coordinate(latitude: 50.8402, longitude: 4.3471), "Brussels", "Brussels Capital", "BE", "Belgium", 1.1458),
-        (Coordinate(latitude: -37.7848, longitude: 175.3149), "Hamilton East", "Waikato Region", "NZ", "New Zealand", 2.2034),
-        (Coordinate(latitude: 46.4983, longitude: 7.5674), "Adelboden", "Bern", "CH", "Switzerland", 0.9380),
-        (Coordinate(latitude: 40.3977, longitude: -3.6527), "Numancia", "Madrid", "ES", "Spain", 0.5327),
-        (Coordinate(latitude: 65.0504, longitude: 25.4727), "Linnanmaa", "North Ostrobothnia", "FI", "Finland", 0.6486),
-        (Coordinate(latitude: 38.7373, longitude: -9.1406), "Areeiro", "Lisbon", "PT", "Portugal", 0.4692),
+    /// A recorded receiver's first fix and what GeoNames has nearest to it.
+    struct ReceiverFix: Sendable, CustomTestStringConvertible {
+        var latitude: Double, longitude: Double
+        var name: String, admin1: String, countryCode: String, country: String
+        /// Great-circle distance from the fix to the place, in kilometres.
+        var kilometres: Double
+
+        var testDescription: String { "\(latitude), \(longitude) → \(name)" }
+    }
+
+    /// The first fixes of the recorded receiver logs (Tests/Fixtures/nmea/README.md).
+    static let receiverFixes = [
+        ReceiverFix(
+            latitude: 48.9043, longitude: 2.3330, name: "Saint-Ouen", admin1: "Île-de-France",
+            countryCode: "FR", country: "France", kilometres: 0.2507),
+        ReceiverFix(
+            latitude: 50.8402, longitude: 4.3471, name: "Brussels", admin1: "Brussels Capital",
+            countryCode: "BE", country: "Belgium", kilometres: 1.1458),
+        ReceiverFix(
+            latitude: -37.7848, longitude: 175.3149, name: "Hamilton East", admin1: "Waikato Region",
+            countryCode: "NZ", country: "New Zealand", kilometres: 2.2034),
+        ReceiverFix(
+            latitude: 46.4983, longitude: 7.5674, name: "Adelboden", admin1: "Bern",
+            countryCode: "CH", country: "Switzerland", kilometres: 0.9380),
+        ReceiverFix(
+            latitude: 40.3977, longitude: -3.6527, name: "Numancia", admin1: "Madrid",
+            countryCode: "ES", country: "Spain", kilometres: 0.5327),
+        ReceiverFix(
+            latitude: 65.0504, longitude: 25.4727, name: "Linnanmaa", admin1: "North Ostrobothnia",
+            countryCode: "FI", country: "Finland", kilometres: 0.6486),
+        ReceiverFix(
+            latitude: 38.7373, longitude: -9.1406, name: "Areeiro", admin1: "Lisbon",
+            countryCode: "PT", country: "Portugal", kilometres: 0.4692),
     ]
 
-    @Test("names the place nearest to each recorded receiver fix", arguments: 0..<receiverFixes.count)
-    func receiverFix(_ number: Int) throws {
-        let fix = Self.receiverFixes[number]
-        let place = try #require(try openShipped().nearestPlace(to: fix.0))
+    @Test("names the place nearest to each recorded receiver fix", arguments: receiverFixes)
+    func receiverFix(_ fix: ReceiverFix) throws {
+        let coordinate = Coordinate(latitude: fix.latitude, longitude: fix.longitude)
+        let place = try #require(try openShipped().nearestPlace(to: coordinate))
         #expect(place.name == fix.name)
         #expect(place.admin1 == fix.admin1)
-        #expect(place.countryCode == fix.code)
+        #expect(place.countryCode == fix.countryCode)
         #expect(place.country == fix.country)
-        #expect(abs(place.distanceKm - fix.km) < 0.001, "distance \(place.distanceKm) km, expected \(fix.km) km")
+        #expect(
+            abs(place.distanceKm - fix.kilometres) < 0.001,
+            "distance \(place.distanceKm) km, expected \(fix.kilometres) km")
     }
 
     @Test("fills every field of the place from the data")
@@ -126,7 +151,10 @@ struct NearestPlaceTests {
                 let treePlace = try #require(gazetteer.place(at: tree, distanceFrom: point))
                 let brutePlace = try #require(gazetteer.place(at: brute, distanceFrom: point))
                 Issue.record(
-                    "tree found \(treePlace.name) at \(treePlace.distanceKm) km, brute force \(brutePlace.name) at \(brutePlace.distanceKm) km")
+                    """
+                    tree found \(treePlace.name) at \(treePlace.distanceKm) km, \
+                    brute force \(brutePlace.name) at \(brutePlace.distanceKm) km
+                    """)
                 return
             }
         }

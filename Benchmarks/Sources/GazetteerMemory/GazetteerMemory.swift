@@ -2,14 +2,27 @@ import ForecastModel
 import Foundation
 import Gazetteer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Prints how much resident memory the gazetteer adds to a process: after opening it, after
 /// one lookup and after many, as the daemon would see over days of moving around.
+///
+///     GazetteerMemory [--cold] [gazetteer.bin]
+///
+/// `--cold` first evicts the file from the page cache, as after a reboot: then a lookup maps only
+/// the pages it reads. With the file already cached, the kernel maps cached neighbours of each
+/// page read as well (fault-around, and whole large folios on kernels that cache files in them).
 @main
 enum GazetteerMemory {
     static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let cold = arguments.first == "--cold"
+        if cold { arguments.removeFirst() }
         let url: URL
-        if CommandLine.arguments.count > 1 {
-            url = URL(fileURLWithPath: CommandLine.arguments[1])
+        if let path = arguments.first {
+            url = URL(fileURLWithPath: path)
         } else {
             url = URL(fileURLWithPath: #filePath)
                 .deletingLastPathComponent()  // GazetteerMemory
@@ -19,7 +32,8 @@ enum GazetteerMemory {
                 .appendingPathComponent("Sources/Gazetteer/Resources/gazetteer.bin")
         }
         let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        print("file: \(url.path) (\(size / 1024) KiB)")
+        print("file: \(url.path) (\(size / 1024) KiB), page cache: \(cold ? "evicted first" : "as found")")
+        if cold { evictFromPageCache(url.path) }
         report("before opening", mapping: url.path)
         let gazetteer = try Gazetteer(contentsOf: url)
         report("after opening", mapping: url.path)
@@ -45,7 +59,29 @@ enum GazetteerMemory {
             }
             report("after \(count) random lookups", mapping: url.path)
         }
-        withExtendedLifetime(gazetteer) {}
+
+        gazetteer.dropResidentPages()
+        report("after dropResidentPages()", mapping: url.path)
+        // What the next lookup costs once its pages must be faulted back in from the page cache.
+        let clock = ContinuousClock()
+        var refaults: [Duration] = []
+        for _ in 0..<20 {
+            gazetteer.dropResidentPages()
+            let start = clock.now
+            _ = gazetteer.nearestPlace(to: Coordinate(latitude: 50.8402, longitude: 4.3471))
+            refaults.append(clock.now - start)
+        }
+        report("after 1 more lookup (Brussels)", mapping: url.path)
+        let median = refaults.sorted()[refaults.count / 2]
+        print("one lookup right after dropResidentPages(): median \(median) of 20")
+    }
+
+    /// Asks the kernel to drop the file's clean pages from the page cache.
+    static func evictFromPageCache(_ path: String) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_DONTNEED))
     }
 
     /// Prints the process's VmRSS and the resident part of the gazetteer's own mapping.
