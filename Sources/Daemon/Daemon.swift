@@ -7,16 +7,30 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Settings
 import WeatherProviders
 
 /// Wires the daemon's parts together and runs them under one ServiceGroup until SIGTERM or SIGINT.
 public struct Daemon {
-    public let configuration: DaemonConfiguration
+    public let settings: Settings
+    public let settingsPath: String?
+    public let explicitSettingsPath: String?
+    public let isSystemService: Bool
     public let places: (any PlaceNaming)?
     public let logger: Logger
 
-    public init(configuration: DaemonConfiguration, places: (any PlaceNaming)?, logger: Logger) {
-        self.configuration = configuration
+    /// - Parameters:
+    ///   - settings: the settings read at start.
+    ///   - settingsPath: the file they came from (nil: built-in defaults).
+    ///   - explicitSettingsPath: `--config`, so reloads search the same way start-up did.
+    public init(
+        settings: Settings, settingsPath: String?, explicitSettingsPath: String?, isSystemService: Bool,
+        places: (any PlaceNaming)?, logger: Logger
+    ) {
+        self.settings = settings
+        self.settingsPath = settingsPath
+        self.explicitSettingsPath = explicitSettingsPath
+        self.isSystemService = isSystemService
         self.places = places
         self.logger = logger
     }
@@ -43,22 +57,40 @@ public struct Daemon {
     }
 
     private func runServices(httpClient: HTTPClient) async throws {
+        let configuration = DaemonConfiguration(settings)
         let state = ForecastState(configuration: configuration, places: places, logger: logger)
-        let provider = OpenMeteoProvider(
-            url: configuration.openMeteoURL, httpClient: httpClient,
-            timeout: .milliseconds(Int64(configuration.providerTimeout * 1000)), userAgent: Self.userAgent,
-            logger: logger)
+
+        // The last good report and position from before a restart, published at once (stale).
+        let store = StateStore(directory: settings.stateDirectory, logger: logger)
+        if let saved = store.load() {
+            logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
+            await state.restore(saved)
+        }
+
+        let reloader = SettingsReloader(
+            initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
+            isSystemService: isSystemService, state: state, logger: logger)
+        let logger = self.logger
+        let userAgent = Self.userAgent
 
         // Readers first, so they are up before the first report changes, and shut down last.
-        var parts: [any Service] = [
+        let parts: [any Service] = [
+            StateService(store: store, state: state, logger: logger),
             StatusFileService(path: configuration.statusFile, state: state, logger: logger),
-            SocketService(path: configuration.socketPath, state: state, logger: logger),
+            SocketService(
+                path: configuration.socketPath, state: state, logger: logger,
+                reload: { await reloader.reload(reason: "forecastctl reload") }),
+            SettingsService(reloader: reloader),
+            LocationService(state: state) { gpsd in
+                GPSDLocationProvider(host: gpsd.host, port: gpsd.port, logger: logger)
+            },
+            ForecastService(state: state) { configuration in
+                OpenMeteoProvider(
+                    url: configuration.openMeteoURL, httpClient: httpClient,
+                    timeout: .milliseconds(Int64(configuration.providerTimeout * 1000)), userAgent: userAgent,
+                    logger: logger)
+            },
         ]
-        if configuration.mode == .auto, let gpsd = configuration.gpsd {
-            let gpsdProvider = GPSDLocationProvider(host: gpsd.host, port: gpsd.port, logger: logger)
-            parts.append(LocationService(provider: gpsdProvider, state: state))
-        }
-        parts.append(ForecastService(state: state, provider: provider))
         // Whatever ends a service (a failure included), the others stop gracefully, never by
         // cancellation: the socket server drains its accepted connections on graceful shutdown only.
         let services = parts.map {
@@ -66,7 +98,6 @@ public struct Daemon {
                 service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup)
         }
-
         let group = ServiceGroup(
             configuration: .init(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [],

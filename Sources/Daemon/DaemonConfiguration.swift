@@ -60,6 +60,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.socketPath = socketPath
     }
 
+    /// What the forecast provider is built from: a change here builds a new one.
+    var providerSettings: [String] { [openMeteoURL.absoluteString, "\(providerTimeout)"] }
+
     /// A forecast older than this is marked stale: two refresh intervals leave room for one failed refresh.
     var staleAfter: TimeInterval { refreshInterval * 2 }
 }

@@ -25,9 +25,19 @@ public actor ForecastState {
     private var gpsdAnswered = false
     private var chosenReason = ""
 
+    /// The position saved before the last restart: the last resort when no source knows better.
+    private var savedFix: LocationFix?
+
     // Forecast.
     private var forecastRequestedFor: Coordinate?
     private var failure: Failure?
+
+    // Settings.
+    private var configurationProblems: [ReportError] = []
+    private var configurationSubscribers: [Int: AsyncStream<DaemonConfiguration>.Continuation] = [:]
+    private var savedStateContinuation: AsyncStream<SavedState>.Continuation
+    /// Yields what should survive a restart whenever it changes; the state service is its only consumer.
+    public nonisolated let savedStates: AsyncStream<SavedState>
 
     // Output.
     private var inputs: ReportInputs
@@ -64,6 +74,79 @@ public actor ForecastState {
         publishedInputs = inputs
         report = Report(inputs, now: now)
         (refreshRequests, refreshContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (savedStates, savedStateContinuation) = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: Settings
+
+    /// The settings in force.
+    public var currentConfiguration: DaemonConfiguration { configuration }
+
+    /// Applies new settings, redoing only what they change: units re-render the data held (no
+    /// request); a moved pin, another mode or other provider settings refresh the forecast.
+    public func apply(_ new: DaemonConfiguration) {
+        let old = configuration
+        guard new != old else { return }
+        configuration = new
+        inputs.units = new.units
+        inputs.staleAfter = new.staleAfter
+        if old.gpsd != new.gpsd {
+            gpsdFix = nil
+            gpsdProblem = nil
+            gpsdAnswered = false
+        }
+        let locationChanged = old.pin != new.pin || old.mode != new.mode || old.gpsd != new.gpsd
+        let providerChanged = old.openMeteoURL != new.openMeteoURL || old.providerTimeout != new.providerTimeout
+        if locationChanged || providerChanged {
+            // Fetch at once for the new position or provider, whatever the backoff of the old one said.
+            forecastRequestedFor = nil
+            failure = nil
+        }
+        for continuation in configurationSubscribers.values { continuation.yield(new) }
+        reevaluate()
+    }
+
+    /// Problems in the settings file, shown in the report until the file is fixed. The settings in
+    /// force stay the last good ones.
+    public func setConfigurationProblems(_ problems: [ReportError]) {
+        guard problems != configurationProblems else { return }
+        configurationProblems = problems
+        inputs.errors = currentErrors()
+        publishIfChanged(now: clock())
+    }
+
+    /// The settings in force now, then every change, until the caller stops iterating.
+    public func configurationUpdates() -> AsyncStream<DaemonConfiguration> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DaemonConfiguration.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        configurationSubscribers[id] = continuation
+        continuation.yield(configuration)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeConfigurationSubscriber(id) }
+        }
+        return stream
+    }
+
+    private func removeConfigurationSubscriber(_ id: Int) {
+        configurationSubscribers[id] = nil
+    }
+
+    // MARK: Saved state
+
+    /// Takes the state saved before a restart: its forecast is published at once, marked stale,
+    /// and its position is used until a source knows better.
+    public func restore(_ saved: SavedState) {
+        if inputs.forecast == nil, let forecast = saved.forecast {
+            inputs.forecast = forecast
+            inputs.fromSavedState = true
+        }
+        if let fix = saved.fix, fix.coordinate.isPlausible { savedFix = fix }
+        reevaluate()
+    }
+
+    private func saveState() {
+        savedStateContinuation.yield(SavedState(forecast: inputs.forecast, fix: inputs.fix ?? savedFix))
     }
 
     // MARK: Position
@@ -103,7 +186,10 @@ public actor ForecastState {
         }
         let policy = LocationPolicy(
             mode: configuration.mode == .auto ? .auto : .pinned, maxFixAge: .seconds(configuration.maxFixAge))
-        let choice = policy.choose(gpsd: configuration.gpsd == nil ? nil : gpsdFix, pin: pin, now: now)
+        var choice = policy.choose(gpsd: configuration.gpsd == nil ? nil : gpsdFix, pin: pin, now: now)
+        if choice.fix == nil, configuration.mode == .auto, let savedFix {
+            choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
+        }
 
         if let chosen = choice.fix {
             if isSignificantChange(from: inputs.fix, to: chosen) {
@@ -118,6 +204,8 @@ public actor ForecastState {
                 }
                 inputs.fix = chosen
                 inputs.place = places?.nearestPlace(to: chosen.coordinate)
+                // Lookups are rare (on a real move); the data's pages need not stay resident between them.
+                places?.dropResidentPages()
             }
         } else if inputs.fix != nil {
             logger.warning("No source knows the position any more.", metadata: ["location.reason": "\(choice.reason)"])
@@ -182,9 +270,11 @@ public actor ForecastState {
             ])
         failure = nil
         inputs.forecast = forecast
+        inputs.fromSavedState = false
         forecastRequestedFor = coordinate
         inputs.errors = currentErrors()
         publishIfChanged(now: clock())
+        saveState()
     }
 
     /// Records a failed fetch; the last good forecast stays, marked stale.
@@ -209,7 +299,7 @@ public actor ForecastState {
     // MARK: Report
 
     private func currentErrors() -> [ReportError] {
-        var errors: [ReportError] = []
+        var errors = configurationProblems
         if inputs.fix == nil, !inputs.locating {
             var reasons: [String] = []
             if configuration.mode == .auto {

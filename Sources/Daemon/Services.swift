@@ -5,17 +5,18 @@ import Logging
 import ServiceLifecycle
 import WeatherProviders
 
-/// Feeds a position source's events to the state owner, in order.
+/// Feeds gpsd's events to the state owner, in order, and restarts the gpsd client when its
+/// settings change (or stops it when gpsd is switched off or the mode is "pinned").
 public struct LocationService: Service, CustomStringConvertible {
-    let provider: any LocationProvider
     let state: ForecastState
+    let makeProvider: @Sendable (DaemonConfiguration.GPSD) -> any LocationProvider
 
-    public init(provider: any LocationProvider, state: ForecastState) {
-        self.provider = provider
+    public init(state: ForecastState, makeProvider: @escaping @Sendable (DaemonConfiguration.GPSD) -> any LocationProvider) {
         self.state = state
+        self.makeProvider = makeProvider
     }
 
-    public var description: String { "LocationService(\(provider))" }
+    public var description: String { "LocationService" }
 
     public func run() async {
         await cancelWhenGracefulShutdown {
@@ -24,12 +25,33 @@ public struct LocationService: Service, CustomStringConvertible {
             let (events, continuation) = AsyncStream.makeStream(of: LocationEvent.self, bufferingPolicy: .bufferingNewest(64))
             await withDiscardingTaskGroup { group in
                 group.addTask {
-                    await provider.run { continuation.yield($0) }
-                    continuation.finish()
+                    for await event in events { await state.handle(event) }
                 }
-                for await event in events {
-                    await state.handle(event)
+                var running: DaemonConfiguration.GPSD?
+                var started = false
+                var stopCurrent: AsyncStream<Void>.Continuation?
+                for await configuration in await state.configurationUpdates() {
+                    let wanted = configuration.mode == .auto ? configuration.gpsd : nil
+                    if started, wanted == running { continue }
+                    started = true
+                    stopCurrent?.finish()
+                    stopCurrent = nil
+                    running = wanted
+                    guard let wanted else { continue }
+                    let (stop, stopContinuation) = AsyncStream.makeStream(of: Void.self)
+                    stopCurrent = stopContinuation
+                    let provider = makeProvider(wanted)
+                    group.addTask {
+                        // Runs the client until its settings change (`stop` finishes) or the daemon stops.
+                        await withDiscardingTaskGroup { inner in
+                            inner.addTask { await provider.run { continuation.yield($0) } }
+                            for await _ in stop {}
+                            inner.cancelAll()
+                        }
+                    }
                 }
+                stopCurrent?.finish()
+                continuation.finish()
             }
         }
     }
@@ -39,16 +61,21 @@ public struct LocationService: Service, CustomStringConvertible {
 /// time-dependent judgements (fix age, staleness) are redone.
 public struct ForecastService: Service, CustomStringConvertible {
     let state: ForecastState
-    let provider: any WeatherProvider
+    let makeProvider: @Sendable (DaemonConfiguration) -> any WeatherProvider
     let tickInterval: Duration
 
-    public init(state: ForecastState, provider: any WeatherProvider, tickInterval: Duration = .seconds(5)) {
+    /// `makeProvider` builds the provider for the settings in force; it is called again only when
+    /// they change, so a provider's own caches and backoff last.
+    public init(
+        state: ForecastState, tickInterval: Duration = .seconds(5),
+        makeProvider: @escaping @Sendable (DaemonConfiguration) -> any WeatherProvider
+    ) {
         self.state = state
-        self.provider = provider
+        self.makeProvider = makeProvider
         self.tickInterval = tickInterval
     }
 
-    public var description: String { "ForecastService(\(provider.name))" }
+    public var description: String { "ForecastService" }
 
     public func run() async {
         await cancelWhenGracefulShutdown {
@@ -60,8 +87,14 @@ public struct ForecastService: Service, CustomStringConvertible {
                         await state.tick()
                     }
                 }
+                var provider: (configuration: DaemonConfiguration, provider: any WeatherProvider)?
                 for await _ in state.refreshRequests {
                     while let target = await state.dueFetch(), !Task.isCancelled {
+                        let configuration = await state.currentConfiguration
+                        if provider?.configuration.providerSettings != configuration.providerSettings {
+                            provider = (configuration, makeProvider(configuration))
+                        }
+                        let provider = provider!.provider
                         do throws(ProviderError) {
                             let forecast = try await provider.forecast(for: target)
                             await state.forecastSucceeded(forecast, for: target)

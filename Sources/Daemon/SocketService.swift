@@ -21,12 +21,19 @@ public struct SocketService: Service, CustomStringConvertible {
     let state: ForecastState
     let logger: Logger
     let eventLoopGroup: any EventLoopGroup
+    let reload: (@Sendable () async -> ReloadOutcome)?
 
-    public init(path: String, state: ForecastState, logger: Logger, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    /// - Parameter reload: what the `reload` request does (nil: the request is refused).
+    public init(
+        path: String, state: ForecastState, logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        reload: (@Sendable () async -> ReloadOutcome)? = nil
+    ) {
         self.path = path
         self.state = state
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
+        self.reload = reload
     }
 
     public var description: String { "SocketService(\(path))" }
@@ -121,9 +128,12 @@ public struct SocketService: Service, CustomStringConvertible {
                         case "report":
                             let report = await state.report
                             try await outbound.write(ByteBuffer(string: ReportJSON.line(report) + "\n"))
+                        case "reload" where reload != nil:
+                            let outcome = await reload!()
+                            try await outbound.write(line(ReloadAnswer(outcome)))
                         default:
                             try await outbound.write(
-                                line(ControlErrorMessage(message: "unknown request \"\(command.prefix(40))\" (allowed: report)")))
+                                line(ControlErrorMessage(message: "unknown request \"\(command.prefix(40))\" (allowed: report, reload)")))
                         }
                     case .tooLong:
                         try await outbound.write(
@@ -142,6 +152,18 @@ public struct SocketService: Service, CustomStringConvertible {
         var buffer = ByteBuffer(bytes: data)
         buffer.writeInteger(UInt8(ascii: "\n"))
         return buffer
+    }
+}
+
+/// The answer to `reload`: `{"class":"RELOAD","ok":true,"message":"…"}`.
+struct ReloadAnswer: Encodable {
+    var `class` = "RELOAD"
+    var ok: Bool
+    var message: String
+
+    init(_ outcome: ReloadOutcome) {
+        if case .invalid = outcome { ok = false } else { ok = true }
+        message = outcome.summary
     }
 }
 

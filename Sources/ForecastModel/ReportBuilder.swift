@@ -12,11 +12,14 @@ public struct ReportInputs: Sendable, Hashable {
     public var staleAfter: TimeInterval
     /// Whether the position sources are still starting (so "no position yet" is not a final state).
     public var locating: Bool
+    /// True while the forecast is the one saved before the last restart: stale until refreshed.
+    public var fromSavedState: Bool
     public var errors: [ReportError]
 
     public init(
         fix: LocationFix? = nil, place: Place? = nil, forecast: Forecast? = nil, units: UnitSystem = .metric,
-        staleAfter: TimeInterval = 30 * 60, locating: Bool = false, errors: [ReportError] = []
+        staleAfter: TimeInterval = 30 * 60, locating: Bool = false, fromSavedState: Bool = false,
+        errors: [ReportError] = []
     ) {
         self.fix = fix
         self.place = place
@@ -24,6 +27,7 @@ public struct ReportInputs: Sendable, Hashable {
         self.units = units
         self.staleAfter = staleAfter
         self.locating = locating
+        self.fromSavedState = fromSavedState
         self.errors = errors
     }
 }
@@ -33,7 +37,7 @@ extension ReportInputs {
     public func isStale(now: Date) -> Bool {
         guard let forecast else { return false }
         let failing = errors.contains { $0.kind != ErrorKind.config.rawValue && $0.kind != ErrorKind.noLocation.rawValue }
-        return now.timeIntervalSince(forecast.fetchedAt) > staleAfter || failing
+        return fromSavedState || now.timeIntervalSince(forecast.fetchedAt) > staleAfter || failing
     }
 }
 

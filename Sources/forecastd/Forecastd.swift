@@ -69,7 +69,9 @@ struct Forecastd: AsyncParsableCommand {
             gazetteer = nil
         }
 
-        let daemon = Daemon(configuration: DaemonConfiguration(settings), places: gazetteer, logger: logger)
+        let daemon = Daemon(
+            settings: settings, settingsPath: source.path, explicitSettingsPath: config, isSystemService: isSystemService,
+            places: gazetteer, logger: logger)
         do {
             try await daemon.run()
         } catch {

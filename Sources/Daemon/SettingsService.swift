@@ -1,0 +1,204 @@
+import ForecastModel
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import Settings
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a reload did, for the log and for `forecastctl reload`.
+public enum ReloadOutcome: Sendable, Hashable {
+    /// New settings are in force; the keys that changed.
+    case applied(source: String, changed: [String])
+    /// The file is unchanged in meaning.
+    case unchanged(source: String)
+    /// The file has problems; the last good settings stay in force.
+    case invalid(problems: [String])
+
+    /// One line for people.
+    public var summary: String {
+        switch self {
+        case .applied(let source, let changed):
+            "reloaded \(source): changed \(changed.isEmpty ? "nothing visible" : changed.joined(separator: ", "))"
+        case .unchanged(let source): "reloaded \(source): nothing changed"
+        case .invalid(let problems): "the settings file has errors; the last good settings stay in force:\n" + problems.joined(separator: "\n")
+        }
+    }
+}
+
+/// Follows the settings file: notices edits within a second, on SIGHUP and on `reload` requests,
+/// and applies what changed. A bad edit keeps the last good settings running and is reported once.
+public actor SettingsReloader {
+    private let explicitPath: String?
+    private let isSystemService: Bool
+    private let state: ForecastState
+    private let logger: Logger
+    private var settings: Settings
+    private var sourcePath: String?
+    private var signature: FileSignature?
+    private var reportedProblems: [String] = []
+
+    public init(
+        initial: Settings, sourcePath: String?, explicitPath: String?, isSystemService: Bool, state: ForecastState,
+        logger: Logger
+    ) {
+        self.settings = initial
+        self.sourcePath = sourcePath
+        self.explicitPath = explicitPath
+        self.isSystemService = isSystemService
+        self.state = state
+        self.logger = logger
+        self.signature = FileSignature(path: sourcePath)
+    }
+
+    /// Reloads if the file (or which file is found) changed since the last look.
+    public func checkForChanges() async {
+        let located = try? Settings.locate(explicit: explicitPath)
+        let path = located?.path
+        let current = FileSignature(path: path)
+        guard path != sourcePath || current != signature else { return }
+        // An editor writing in place may not be done yet: wait until the file holds still.
+        var settled = current
+        for _ in 0..<10 {
+            try? await Task.sleep(for: .milliseconds(60))
+            let again = FileSignature(path: path)
+            if again == settled { break }
+            settled = again
+        }
+        _ = await reload(reason: "the settings file changed")
+    }
+
+    /// Reads the settings again and applies them.
+    @discardableResult
+    public func reload(reason: String) async -> ReloadOutcome {
+        let source: SettingsSource
+        let new: Settings
+        do {
+            source = try Settings.locate(explicit: explicitPath)
+            signature = FileSignature(path: source.path)
+            new = try Settings.load(source, isSystemService: isSystemService)
+        } catch {
+            signature = FileSignature(path: (try? Settings.locate(explicit: explicitPath))?.path)
+            let problems = error.problems.map(\.description)
+            if problems != reportedProblems {
+                // Said once per distinct problem set, not on every look at the file.
+                logger.error(
+                    "The settings file has errors; keeping the last good settings.",
+                    metadata: ["problems": "\(problems.joined(separator: "; "))", "reason": "\(reason)"])
+                reportedProblems = problems
+            }
+            await state.setConfigurationProblems(problems.map { ReportError(kind: .config, message: $0) })
+            return .invalid(problems: problems)
+        }
+
+        let label = source.path ?? "built-in defaults"
+        if source.path == nil, sourcePath != nil {
+            logger.notice("The settings file is gone; using the built-in defaults.", metadata: ["was": "\(sourcePath!)"])
+        }
+        sourcePath = source.path
+        if !reportedProblems.isEmpty {
+            logger.notice("The settings file is valid again.", metadata: ["path": "\(label)"])
+            reportedProblems = []
+        }
+        await state.setConfigurationProblems([])
+
+        var next = new
+        if next.output != settings.output {
+            // The status file and the socket are opened once; moving them needs a restart.
+            logger.warning(
+                "Output paths changed; they take effect when the daemon restarts.",
+                metadata: ["status_file": "\(new.output.statusFile)", "socket": "\(new.output.socket)"])
+            next.output = settings.output
+        }
+        let changed = Self.changedKeys(from: settings, to: next)
+        settings = next
+        guard !changed.isEmpty else {
+            logger.debug("Settings read again; nothing changed.", metadata: ["path": "\(label)", "reason": "\(reason)"])
+            return .unchanged(source: label)
+        }
+        logger.info(
+            "Settings reloaded.", metadata: ["path": "\(label)", "changed": "\(changed.joined(separator: ", "))", "reason": "\(reason)"])
+        await state.apply(DaemonConfiguration(next))
+        return .applied(source: label, changed: changed)
+    }
+
+    /// The documented keys whose values differ, for the log and `forecastctl reload`.
+    static func changedKeys(from old: Settings, to new: Settings) -> [String] {
+        var keys: [String] = []
+        if old.units != new.units { keys.append("units") }
+        if old.refreshMinutes != new.refreshMinutes { keys.append("refresh_minutes") }
+        if old.location.mode != new.location.mode { keys.append("location.mode") }
+        if old.location.refreshDistanceKm != new.location.refreshDistanceKm { keys.append("location.refresh_distance_km") }
+        if old.location.pin != new.location.pin { keys.append("location.pin") }
+        if old.location.gpsd != new.location.gpsd { keys.append("location.gpsd") }
+        if old.providers != new.providers { keys.append("providers") }
+        if keys.isEmpty, old != new { keys.append("other settings") }
+        return keys
+    }
+}
+
+/// Identifies a version of a file cheaply: which file (device, inode), its size and change time,
+/// and, for a symbolic link, where it points. Catches in-place writes, write-and-rename and
+/// re-pointed links.
+struct FileSignature: Hashable {
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    var size: Int64 = 0
+    var modified: Int = 0
+    var modifiedNanoseconds: Int = 0
+    var changed: Int = 0
+    var changedNanoseconds: Int = 0
+    var linkTarget: String?
+    var exists = false
+
+    init(path: String?) {
+        guard let path else { return }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        exists = true
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = info.st_mtim.tv_sec
+        modifiedNanoseconds = info.st_mtim.tv_nsec
+        changed = info.st_ctim.tv_sec
+        changedNanoseconds = info.st_ctim.tv_nsec
+        linkTarget = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+    }
+}
+
+/// Runs the settings reloader: a look at the file every `pollInterval`, and a reload on SIGHUP.
+///
+/// Polling the file's status a few times a second costs nothing measurable and works for every
+/// editor and file system, where inotify misses symlinked files and editors that rename.
+public struct SettingsService: Service, CustomStringConvertible {
+    let reloader: SettingsReloader
+    let pollInterval: Duration
+
+    public init(reloader: SettingsReloader, pollInterval: Duration = .milliseconds(250)) {
+        self.reloader = reloader
+        self.pollInterval = pollInterval
+    }
+
+    public var description: String { "SettingsService" }
+
+    public func run() async {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                        await reloader.reload(reason: "SIGHUP")
+                    }
+                }
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: pollInterval)
+                    await reloader.checkForChanges()
+                }
+                group.cancelAll()
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Control
+import ForecastModel
+import Foundation
+import Rendering
+import TestSupport
+import Testing
+
+/// Settings edits reach the running daemon by every path, bad edits are harmless, and state
+/// survives restarts. The real daemon binary against a local replay server.
+@Suite("Live settings and saved state", .serialized)
+struct LiveSettingsTests {
+    /// A daemon pinned to Samara with the recorded Samara forecast, after its first forecast.
+    func startPinned(
+        units: String = "metric", server: ReplayServer, in directory: URL? = nil, configPath: String? = nil
+    ) async throws -> DaemonProcess {
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        let text = settingsText(
+            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
+            mode: "pinned", units: units)
+        let daemon = try DaemonProcess.start(config: text, in: directory)
+        try await daemon.waitForSocket()
+        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        return daemon
+    }
+
+    func waitForUnits(_ units: String, _ daemon: DaemonProcess) async throws {
+        try await daemon.wait(for: "units \(units)", timeout: .seconds(5)) {
+            try await socketReport(daemon.socketPath).units.system == units
+        }
+    }
+
+    func replace(_ path: String, _ old: String, _ new: String) throws -> String {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains(old))
+        return text.replacingOccurrences(of: old, with: new)
+    }
+
+    @Test("an in-place write switches units at once, converting the data held, with no new request")
+    func inPlaceUnits() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server)
+        defer { daemon.removeDirectory() }
+        let requests = server.requestCount(path: "/forecast")
+        #expect(requests == 1)
+
+        // In place: the same inode, truncated and rewritten, as many editors do.
+        let text = try replace(daemon.configPath, #"units = "metric""#, #"units = "imperial""#)
+        let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+
+        try await waitForUnits("imperial", daemon)
+        let report = try await socketReport(daemon.socketPath)
+        #expect(report.current?.temperature == 65.3)  // 18.5 °C
+        #expect(report.units.temperature == "°F")
+        #expect(report.daily.first?.temperatureMax == 67.6)  // 19.8 °C
+        #expect(server.requestCount(path: "/forecast") == requests, "a units switch must not fetch again")
+        #expect(daemon.log.contains("Settings reloaded."))
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("write-and-rename, a re-pointed symlink, SIGHUP and forecastctl reload all reach the daemon")
+    func everyEditPath() async throws {
+        let server = try await ReplayServer.start()
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The settings live behind a symbolic link, as with dotfile managers.
+        let daemon = try await startPinned(server: server, in: directory)
+        let real = directory.path + "/real-a.toml"
+        try FileManager.default.moveItem(atPath: daemon.configPath, toPath: real)
+        try FileManager.default.createSymbolicLink(atPath: daemon.configPath, withDestinationPath: real)
+
+        // 1. Write to a temporary file and rename it over the target (vim, VS Code, forecastctl).
+        let imperial = try replace(real, #"units = "metric""#, #"units = "imperial""#)
+        try imperial.write(toFile: real + ".tmp", atomically: false, encoding: .utf8)
+        #expect(rename(real + ".tmp", real) == 0)
+        try await waitForUnits("imperial", daemon)
+
+        // 2. Point the link at another file.
+        let other = directory.path + "/real-b.toml"
+        try imperial.replacingOccurrences(of: #"units = "imperial""#, with: #"units = "metric""#)
+            .write(toFile: other, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: daemon.configPath)
+        try FileManager.default.createSymbolicLink(atPath: daemon.configPath, withDestinationPath: other)
+        try await waitForUnits("metric", daemon)
+
+        // 3. SIGHUP reloads (and does not stop the daemon, as it would by default).
+        try imperial.write(toFile: other, atomically: false, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await waitForUnits("imperial", daemon)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await daemon.wait(for: "a reload on SIGHUP") { daemon.log.contains("reason=SIGHUP") }
+        #expect(daemon.isRunning)
+
+        // 4. forecastctl reload, after an edit, answers with what changed.
+        try imperial.replacingOccurrences(of: #"units = "imperial""#, with: #"units = "metric""#)
+            .write(toFile: other, atomically: false, encoding: .utf8)
+        let reload = try await onOwnThread { try ControlClient(socketPath: daemon.socketPath).request("reload") }
+        #expect(reload.contains("\"class\":\"RELOAD\""))
+        try await waitForUnits("metric", daemon)
+        #expect(server.requestCount(path: "/forecast") == 1, "four units switches, no new request")
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("moving the pin refreshes location, place and forecast")
+    func movePin() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server)
+        defer { daemon.removeDirectory() }
+        #expect(try await socketReport(daemon.socketPath).place?.name == "Samara")
+        let moved = try replace(daemon.configPath, "latitude = 53.2\nlongitude = 50.15", "latitude = 46.4983\nlongitude = 7.5674")
+        try moved.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try await daemon.wait(for: "the new place") { try await socketReport(daemon.socketPath).place?.name == "Adelboden" }
+        try await daemon.wait(for: "a second request for the new position") { server.requestCount(path: "/forecast") == 2 }
+        #expect(server.requests().last?.uri.contains("latitude=46.4983") == true)
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test(
+        "a bad edit keeps the last good settings, names the line, is logged once, and clears when fixed",
+        arguments: [
+            ("units = \"kelvin\"", 1, "units"),
+            ("units = \"metric\"\nrefresh_minutes = \"soon\"", 2, "refresh_minutes"),
+            ("units = \"metric\"\nunits_typo = 3", 2, "units_typo"),
+            ("units = \"metric\"\n[location\nmode = \"auto\"", 2, "TOML"),
+        ])
+    func badEdit(bad: String, line: Int, mentions: String) async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(units: "imperial", server: server)
+        defer { daemon.removeDirectory() }
+        let good = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        // The bad text replaces the top of the file; the rest (pin, provider) stays.
+        let rest = good.components(separatedBy: "\n").drop { !$0.hasPrefix("refresh_minutes") }.dropFirst().joined(separator: "\n")
+        try (bad + "\n" + rest).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+
+        var report = try await socketReport(daemon.socketPath)
+        try await daemon.wait(for: "the settings error in the report") {
+            report = try await socketReport(daemon.socketPath)
+            return report.errors.contains { $0.kind == "config" }
+        }
+        let error = try #require(report.errors.first { $0.kind == "config" })
+        #expect(error.message.hasPrefix("\(daemon.configPath):\(line):"), "\(error.message)")
+        #expect(error.message.lowercased().contains(mentions.lowercased()), "\(error.message)")
+        #expect(report.units.system == "imperial", "the last good settings stay in force")
+        #expect(report.stale == false, "a settings problem does not make the forecast stale")
+        #expect(daemon.isRunning)
+
+        // Logged once, not on every look at the file.
+        try await Task.sleep(for: .seconds(1))
+        #expect(daemon.log.components(separatedBy: "The settings file has errors").count == 2)
+
+        try good.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try await daemon.wait(for: "the error to clear") {
+            try await socketReport(daemon.socketPath).errors.isEmpty
+        }
+        #expect(daemon.log.contains("The settings file is valid again."))
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("a settings file appearing is followed; removing it returns to the built-in defaults")
+    func appearAndDisappear() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try DaemonProcess.start(config: nil)
+        defer { daemon.removeDirectory() }
+        try await daemon.waitForSocket()
+        try await daemon.wait(for: "no location") { try await socketReport(daemon.socketPath).status == .noLocation }
+
+        let userFile = daemon.directory.path + "/config/forecastd/forecastd.toml"
+        try FileManager.default.createDirectory(atPath: daemon.directory.path + "/config/forecastd", withIntermediateDirectories: true)
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        try settingsText(
+            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, "Home"),
+            mode: "pinned", units: "imperial"
+        ).write(toFile: userFile, atomically: true, encoding: .utf8)
+        try await daemon.wait(for: "the pin from the new file") {
+            let report = try await socketReport(daemon.socketPath)
+            return report.place?.name == "Home" && report.units.system == "imperial" && report.current != nil
+        }
+
+        try FileManager.default.removeItem(atPath: userFile)
+        try await daemon.wait(for: "the built-in defaults") {
+            try await socketReport(daemon.socketPath).units.system == "metric"
+        }
+        #expect(daemon.log.contains("The settings file is gone; using the built-in defaults."))
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("after a restart the saved report is published at once, stale, before any network access")
+    func restartWithSavedState() async throws {
+        let server = try await ReplayServer.start()
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await startPinned(server: server, in: directory)
+        let fresh = try await socketReport(first.socketPath)
+        #expect(fresh.stale == false)
+        #expect(await first.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/state/forecastd/state.json"))
+
+        // Offline now: every request fails.
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, body: "", behaviour: .closeWithoutAnswer))
+        let before = server.requestCount(path: "/forecast")
+        let second = try DaemonProcess.start(config: try String(contentsOfFile: first.configPath, encoding: .utf8), in: directory)
+        try await second.waitForSocket()
+        let restored = try await socketReport(second.socketPath)
+        #expect(restored.stale)
+        #expect(restored.status == .ok)
+        #expect(restored.current?.temperature == 18.5)
+        #expect(restored.daily.count == 7)
+        #expect(restored.provider?.fetchedAt == fresh.provider?.fetchedAt)
+        // It then tries to refresh, fails, and keeps the saved data with the error.
+        try await second.wait(for: "the failed refresh") {
+            try await socketReport(second.socketPath).errors.contains { $0.kind != "config" }
+        }
+        #expect(server.requestCount(path: "/forecast") > before)
+        #expect(try await socketReport(second.socketPath).current?.temperature == 18.5)
+        #expect(await second.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("a corrupt state file is set aside and start-up goes on")
+    func corruptState() async throws {
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(atPath: directory.path + "/state/forecastd", withIntermediateDirectories: true)
+        try "{\"version\":1,\"forecast\":{\"trunc".write(toFile: directory.path + "/state/forecastd/state.json", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess.start(config: settingsText(gpsdPort: nil, openMeteoURL: URL(string: "http://127.0.0.1:9/")!), in: directory)
+        try await daemon.waitForSocket()
+        #expect(try await socketReport(daemon.socketPath).status == .noLocation)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/state/forecastd")
+        #expect(left.contains { $0.hasPrefix("state.json.corrupt-") })
+        #expect(daemon.log.contains("The saved state cannot be read"))
+        #expect(await daemon.stop() == 0)
+    }
+}
