@@ -29,6 +29,37 @@ extension Settings {
         return try load(from: path, environment: environment, isSystemService: isSystemService)
     }
 
+    /// Reads the settings `source` leads to, with the warnings the files deserve.
+    ///
+    /// The settings are those of ``load(_:environment:isSystemService:)``. A warning is added for
+    /// each file holding an API key (the settings file with `api_key`, or the `api_key_file`) that
+    /// users other than its owner may read.
+    public static func loadWithWarnings(
+        _ source: SettingsSource,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        isSystemService: Bool
+    ) throws(SettingsError) -> LoadedSettings {
+        let settings = try load(source, environment: environment, isSystemService: isSystemService)
+        return LoadedSettings(settings: settings, warnings: warnings(for: settings, path: source.path))
+    }
+
+    /// The warnings the files behind `settings` deserve; `path` is the settings file, if any.
+    public static func warnings(for settings: Settings, path: String?) -> [SettingsWarning] {
+        let holder: String? =
+            switch settings.providers.openWeatherMap.apiKey?.origin {
+            case .settingsFile: path
+            case .keyFile(let keyFile): keyFile
+            case .environment, nil: nil
+            }
+        guard let holder else { return [] }
+        var info = stat()
+        guard stat(holder, &info) == 0, info.st_mode & 0o044 != 0 else { return [] }
+        return [
+            SettingsWarning(
+                path: holder, message: "holds an API key and is readable by other users; chmod 600 \(holder)")
+        ]
+    }
+
     /// Decodes the text of a settings file: `defaults`, overlaid with what the file sets.
     ///
     /// Every key is checked: unknown keys, wrong types, out-of-range numbers, unknown names, incomplete
@@ -47,8 +78,9 @@ extension Settings {
         return settings
     }
 
-    /// The largest settings file read; anything bigger is not a hand-written settings file.
-    static let maximumFileSize = 1 << 20
+    /// The largest settings file read; anything bigger is not a settings file. Generous, because a
+    /// file may carry long comments, and small enough that reading it whole costs nothing.
+    static let maximumFileSize = 16 << 20
 
     static func readSettingsFile(_ path: String) throws(SettingsError) -> String {
         var isDirectory: ObjCBool = false
@@ -71,7 +103,7 @@ extension Settings {
         guard data.count <= maximumFileSize else {
             throw SettingsError(
                 SettingsProblem(
-                    path: path, message: "is larger than a settings file can be", allowed: "at most 1 MiB"))
+                    path: path, message: "is larger than a settings file can be", allowed: "at most 16 MiB"))
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw SettingsError(
@@ -87,6 +119,8 @@ struct SettingsDecoder {
     let path: String
     let map: TOMLSourceMap
     private(set) var problems: [SettingsProblem] = []
+    /// The `[[table]]` being decoded and its index: problems inside it are placed in that table.
+    private var arrayElement: (path: [String], index: Int)?
 
     init(text: String, path: String) {
         self.text = text
@@ -143,32 +177,20 @@ struct SettingsDecoder {
             report(
                 ["location", "mode"], at: .value, "\"pinned\" needs a [location.pin] table with latitude and longitude")
         }
-        if let providers = table(root, "providers", at: []),
-            let openMeteo = table(providers, "open_meteo", at: ["providers"])
-        {
-            let path = ["providers", "open_meteo"]
-            if let url = httpURL(openMeteo, "url", at: path) {
-                settings.providers.openMeteo.url = url
-            }
-            if let timeout = integer(openMeteo, "timeout_seconds", at: path, in: 1...120) {
-                settings.providers.openMeteo.timeoutSeconds = timeout
-            }
+        if let providers = table(root, "providers", at: []) {
+            decodeProviders(providers, into: &settings.providers)
+        }
+        if settings.providers.order.contains(.openWeatherMap) && settings.providers.openWeatherMap.apiKey == nil {
+            report(
+                ["providers", "order"], at: .value, "\"openweathermap\" needs an API key",
+                allowed:
+                    "set providers.openweathermap.api_key or api_key_file, or $\(Settings.openWeatherMapKeyVariable)")
         }
         if let output = table(root, "output", at: []) {
-            if let statusFile = absolutePath(output, "status_file", at: ["output"]) {
-                settings.output.statusFile = statusFile
-            }
-            if let socket = absolutePath(output, "socket", at: ["output"]) {
-                // sun_path holds 108 bytes including the terminating NUL.
-                if socket.utf8.count > 107 {
-                    report(
-                        ["output", "socket"], at: .value,
-                        "is \(socket.utf8.count) bytes long, too long for a Unix socket path",
-                        allowed: "at most 107 bytes")
-                } else {
-                    settings.output.socket = socket
-                }
-            }
+            decodeOutput(output, into: &settings.output)
+        }
+        if let display = table(root, "display", at: []) {
+            decodeDisplay(display, into: &settings.display)
         }
         return settings
     }
@@ -180,6 +202,15 @@ struct SettingsDecoder {
         }
         if let distance = number(location, "refresh_distance_km", at: path, in: 0.1...1000) {
             settings.refreshDistanceKm = distance
+        }
+        if let naming: Settings.PlaceNaming = choice(location, "naming", at: path, noun: "a naming rule") {
+            settings.naming = naming
+        }
+        if let staticFile = optionalAbsolutePath(location, "static_file", at: path) {
+            settings.staticFile = staticFile.isEmpty ? nil : staticFile
+        }
+        if let speed = number(location, "max_speed_kmh", at: path, in: 1...100_000) {
+            settings.maxSpeedKmh = speed
         }
         if let pin = table(location, "pin", at: path) {
             let pinPath = path + ["pin"]
@@ -220,7 +251,226 @@ struct SettingsDecoder {
             if let age = integer(gpsd, "max_fix_age_seconds", at: gpsdPath, in: 1...86400) {
                 settings.gpsd.maxFixAgeSeconds = age
             }
+            if let minutes = integer(gpsd, "recent_fix_minutes", at: gpsdPath, in: 0...1440) {
+                settings.gpsd.recentFixMinutes = minutes
+            }
         }
+        if let ip = table(location, "ip", at: path) {
+            let ipPath = path + ["ip"]
+            if let enabled = boolean(ip, "enabled", at: ipPath) {
+                settings.ip.enabled = enabled
+            }
+            if let services: [Settings.IPService] = choices(
+                ip, "services", at: ipPath, noun: "an IP geolocation service")
+            {
+                settings.ip.services = services
+            }
+            for service in Settings.IPService.allCases {
+                if let url = httpURL(ip, Self.urlKey(of: service), at: ipPath) {
+                    settings.ip.urls[service] = url
+                }
+            }
+        }
+    }
+
+    /// The key of an IP geolocation service's endpoint: `ip-api` is `ip_api_url`.
+    static func urlKey(of service: Settings.IPService) -> String {
+        service.rawValue.replacingOccurrences(of: "-", with: "_") + "_url"
+    }
+
+    private mutating func decodeProviders(_ providers: TOMLTable, into settings: inout Settings.Providers) {
+        let path = ["providers"]
+        if let order: [Settings.ProviderName] = choices(providers, "order", at: path, noun: "a weather provider") {
+            settings.order = order
+        }
+        if let precision = integer(providers, "coordinate_precision", at: path, in: 0...4) {
+            settings.coordinatePrecision = precision
+        }
+        if let openMeteo = table(providers, "open_meteo", at: path) {
+            let tablePath = path + ["open_meteo"]
+            if let url = httpURL(openMeteo, "url", at: tablePath) {
+                settings.openMeteo.url = url
+            }
+            if let timeout = integer(openMeteo, "timeout_seconds", at: tablePath, in: 1...120) {
+                settings.openMeteo.timeoutSeconds = timeout
+            }
+        }
+        if let metNorway = table(providers, "met_norway", at: path) {
+            let tablePath = path + ["met_norway"]
+            if let url = httpURL(metNorway, "url", at: tablePath) {
+                settings.metNorway.url = url
+            }
+            if let contact = string(metNorway, "contact", at: tablePath) {
+                settings.metNorway.contact = contact.trimmingCharacters(in: .whitespaces)
+            }
+            if let timeout = integer(metNorway, "timeout_seconds", at: tablePath, in: 1...120) {
+                settings.metNorway.timeoutSeconds = timeout
+            }
+        }
+        if let openWeatherMap = table(providers, "openweathermap", at: path) {
+            decodeOpenWeatherMap(openWeatherMap, into: &settings.openWeatherMap)
+        }
+    }
+
+    private mutating func decodeOpenWeatherMap(_ table: TOMLTable, into settings: inout Settings.OpenWeatherMap) {
+        let path = ["providers", "openweathermap"]
+        if let url = httpURL(table, "url", at: path) {
+            settings.url = url
+        }
+        if let oneCall = boolean(table, "one_call", at: path) {
+            settings.oneCall = oneCall
+        }
+        if let timeout = integer(table, "timeout_seconds", at: path, in: 1...120) {
+            settings.timeoutSeconds = timeout
+        }
+        let key = string(table, "api_key", at: path)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let keyFile = optionalAbsolutePath(table, "api_key_file", at: path)
+        if let keyFile, !keyFile.isEmpty {
+            settings.apiKeyFile = keyFile
+        }
+        // The file's own key wins, then the key file, then the environment (already in the defaults).
+        if let key, !key.isEmpty {
+            settings.apiKey = Secret(key, origin: .settingsFile)
+        } else if let keyFile, !keyFile.isEmpty {
+            switch Self.readKeyFile(keyFile) {
+            case .success(let secret):
+                settings.apiKey = Secret(secret, origin: .keyFile(path: keyFile))
+            case .failure(let problem):
+                report(
+                    path + ["api_key_file"], at: .value, "\(Self.quote(keyFile)) \(problem.message)",
+                    allowed: problem.allowed)
+            }
+        }
+    }
+
+    /// Why a key file gave no key.
+    struct KeyFileProblem: Error {
+        var message: String
+        var allowed: String?
+    }
+
+    /// The first line of the key file at `path`, trimmed.
+    static func readKeyFile(_ path: String) -> Result<String, KeyFileProblem> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            return .failure(
+                KeyFileProblem(
+                    message: code == ENOENT ? "does not exist" : "cannot be read: \(String(cString: strerror(code)))",
+                    allowed: "a readable file whose first line is the API key"))
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+        let firstLine = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
+        let key = firstLine.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !key.isEmpty else {
+            return .failure(KeyFileProblem(message: "is empty", allowed: "a file whose first line is the API key"))
+        }
+        return .success(key)
+    }
+
+    private mutating func decodeOutput(_ output: TOMLTable, into settings: inout Settings.Output) {
+        let path = ["output"]
+        if let statusFile = absolutePath(output, "status_file", at: path) {
+            settings.statusFile = statusFile
+        }
+        if let socket = absolutePath(output, "socket", at: path) {
+            // sun_path holds 108 bytes including the terminating NUL.
+            if socket.utf8.count > 107 {
+                report(
+                    path + ["socket"], at: .value,
+                    "is \(socket.utf8.count) bytes long, too long for a Unix socket path",
+                    allowed: "at most 107 bytes")
+            } else {
+                settings.socket = socket
+            }
+        }
+        if let group = string(output, "socket_group", at: path) {
+            if group.isEmpty {
+                settings.socketGroup = nil
+            } else if group.utf8.count <= 32, group.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9_.-]*\$?/) != nil {
+                settings.socketGroup = group
+            } else {
+                report(
+                    path + ["socket_group"], at: .value, "\(Self.quote(group)) is not a group name",
+                    allowed: "a group name such as \"forecastd\", or \"\" for the owner only")
+            }
+        }
+        if let clients = integer(output, "max_clients", at: path, in: 1...10_000) {
+            settings.maxClients = clients
+        }
+        if let files = output["files"] {
+            decodeStatusFiles(files, into: &settings.files)
+        }
+    }
+
+    private mutating func decodeStatusFiles(_ value: any TOMLValueConvertible, into files: inout [Settings.StatusFile])
+    {
+        let path = ["output", "files"]
+        guard value.type == .array, let array = value.array else {
+            report(path, at: .value, "expected [[output.files]] tables, found \(Self.describe(value.type))")
+            return
+        }
+        var decoded: [Settings.StatusFile] = []
+        var valid = true
+        for (index, element) in array.enumerated() {
+            arrayElement = (path, index)
+            defer { arrayElement = nil }
+            guard element.type == .table, let table = element.table else {
+                report(path, at: .value, "expected a table, found \(Self.describe(element.type))")
+                valid = false
+                continue
+            }
+            checkKeys(of: table, at: path)
+            let before = problems.count
+            let filePath = absolutePath(table, "path", at: path)
+            let format: Settings.OutputFormat? = choice(table, "format", at: path, noun: "an output format")
+            let template = string(table, "template", at: path) ?? ""
+            let icons: Settings.IconSet? = choice(table, "icons", at: path, noun: "an icon set")
+            for key in ["path", "format"] where table[key] == nil {
+                report(
+                    path + [key], at: .value, "missing; every [[output.files]] table needs a path and a format",
+                    anchor: path)
+            }
+            if let filePath, let earlier = decoded.firstIndex(where: { $0.path == filePath }) {
+                report(
+                    path + ["path"], at: .value,
+                    "\(Self.quote(filePath)) is already the path of output.files[\(earlier + 1)]",
+                    allowed: "a different file for each [[output.files]] table")
+            }
+            if format == .template, template.trimmingCharacters(in: .whitespaces).isEmpty {
+                report(
+                    path + ["format"], at: .value, "\"template\" needs a template",
+                    allowed: "a template key such as template = \"%c %t\"")
+            }
+            guard problems.count == before, let filePath, let format else {
+                valid = false
+                continue
+            }
+            decoded.append(
+                Settings.StatusFile(path: filePath, format: format, template: template, icons: icons ?? .emoji))
+        }
+        if valid { files = decoded }
+    }
+
+    private mutating func decodeDisplay(_ display: TOMLTable, into settings: inout Settings.Display) {
+        let path = ["display"]
+        if let icons: Settings.IconSet = choice(display, "icons", at: path, noun: "an icon set") {
+            settings.icons = icons
+        }
+        let hot = number(display, "hot_celsius", at: path, in: -100...100)
+        let cold = number(display, "cold_celsius", at: path, in: -100...100)
+        let newHot = hot ?? settings.hotCelsius
+        let newCold = cold ?? settings.coldCelsius
+        guard newCold < newHot else {
+            report(
+                path + [cold != nil ? "cold_celsius" : "hot_celsius"], at: .value,
+                "cold_celsius (\(Self.render(bound: newCold))) must be below hot_celsius (\(Self.render(bound: newHot)))"
+            )
+            return
+        }
+        settings.hotCelsius = newHot
+        settings.coldCelsius = newCold
     }
 
     // MARK: Reading values
@@ -356,6 +606,49 @@ struct SettingsDecoder {
         return url
     }
 
+    /// A list of names, each one of `Choice`: not empty, none twice.
+    private mutating func choices<Choice: RawRepresentable & CaseIterable & Equatable>(
+        _ table: TOMLTable, _ key: String, at path: [String], noun: String
+    ) -> [Choice]? where Choice.RawValue == String {
+        guard let value = table[key] else { return nil }
+        let allowed = Choice.allCases.map { Self.quote($0.rawValue) }.joined(separator: ", ")
+        guard value.type == .array, let array = value.array else {
+            report(
+                path + [key], at: .value, "expected an array of names, found \(Self.describe(value.type))",
+                allowed: allowed)
+            return nil
+        }
+        var result: [Choice] = []
+        for element in array {
+            guard element.type == .string, let string = element.string else {
+                report(
+                    path + [key], at: .value, "expected names in quotes, found \(Self.describe(element.type))",
+                    allowed: allowed)
+                return nil
+            }
+            guard let choice = Choice(rawValue: string) else {
+                report(path + [key], at: .value, "\(Self.quote(string)) is not \(noun)", allowed: allowed)
+                return nil
+            }
+            guard !result.contains(choice) else {
+                report(path + [key], at: .value, "\(Self.quote(string)) is listed twice", allowed: allowed)
+                return nil
+            }
+            result.append(choice)
+        }
+        guard !result.isEmpty else {
+            report(path + [key], at: .value, "must name at least one", allowed: allowed)
+            return nil
+        }
+        return result
+    }
+
+    /// An absolute path, or `""` for "none".
+    private mutating func optionalAbsolutePath(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
+        if let value = table[key], value.type == .string, value.string == "" { return "" }
+        return absolutePath(table, key, at: path)
+    }
+
     private mutating func absolutePath(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
         guard let string = string(table, key, at: path) else { return nil }
         guard string.hasPrefix("/"), !string.hasSuffix("/"), !string.utf8.contains(0) else {
@@ -381,11 +674,41 @@ struct SettingsDecoder {
         _ keyPath: [String], at place: Anchor, _ message: String, allowed: String? = nil, anchor: [String]? = nil
     ) {
         let anchorPath = anchor ?? keyPath
-        let position = place == .key ? map.keyPosition(of: anchorPath) : map.valuePosition(of: anchorPath)
+        var position = place == .key ? map.keyPosition(of: anchorPath) : map.valuePosition(of: anchorPath)
+        var renderedKey = Self.render(keyPath: keyPath)
+        if let element = arrayElement, anchorPath.starts(with: element.path) {
+            position = elementPosition(anchorPath, at: place, in: element)
+            renderedKey =
+                Self.render(keyPath: element.path) + "[\(element.index + 1)]"
+                + (keyPath.count > element.path.count
+                    ? "." + Self.render(keyPath: Array(keyPath.dropFirst(element.path.count))) : "")
+        }
         problems.append(
             SettingsProblem(
-                path: path, line: position?.line, column: position?.column, keyPath: Self.render(keyPath: keyPath),
+                path: path, line: position?.line, column: position?.column, keyPath: renderedKey,
                 message: message, allowed: allowed))
+    }
+
+    /// Where `keyPath` is written inside the `index`-th `[[table]]` of `element.path`.
+    ///
+    /// The source map records the pairs of every `[[table]]` under the same path, so the right one is
+    /// found between that table's header and the next header. An array written inline
+    /// (`files = [{ … }]`) has no headers; its problems are placed at the array.
+    private func elementPosition(
+        _ keyPath: [String], at place: Anchor, in element: (path: [String], index: Int)
+    ) -> TOMLSourceMap.Position? {
+        let headers = map.entries.indices.filter {
+            map.entries[$0].kind == .arrayOfTables && map.entries[$0].keyPath == element.path
+        }
+        guard element.index < headers.count else { return map.valuePosition(of: element.path) }
+        let start = headers[element.index]
+        let end = map.entries[(start + 1)...].firstIndex { $0.kind != .keyValue } ?? map.entries.endIndex
+        guard keyPath != element.path,
+            let entry = map.entries[start..<end].first(where: { $0.keyPath == keyPath })
+        else {
+            return map.entries[start].key
+        }
+        return place == .key ? entry.key : (entry.value ?? entry.key)
     }
 
     // MARK: Rendering

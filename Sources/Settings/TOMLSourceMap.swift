@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where each key, table header and value of a TOML document is written: line, column and bytes.
 ///
 /// TOMLKit (toml++) parses values but keeps no source positions, and a settings error is only useful
@@ -183,8 +185,10 @@ private struct Scanner {
     init(bytes: [UInt8]) {
         self.bytes = bytes
         var starts = [0]
-        for (offset, byte) in bytes.enumerated() where byte == ASCII.newline {
-            starts.append(offset + 1)
+        var offset = 0
+        while let newline = Self.firstIndex(of: ASCII.newline, in: bytes, from: offset) {
+            starts.append(newline + 1)
+            offset = newline + 1
         }
         self.lineStarts = starts
         if bytes.starts(with: ASCII.byteOrderMark) { index = 3 }
@@ -497,7 +501,19 @@ private struct Scanner {
 
     mutating func skipComment() {
         guard peek() == ASCII.hash else { return }
-        while let byte = peek(), byte != ASCII.newline { index += 1 }
+        index = Self.firstIndex(of: ASCII.newline, in: bytes, from: index) ?? bytes.count
+    }
+
+    /// The first `byte` at or after `start`, found with `memchr`: files padded with long comments
+    /// are scanned at memory speed, even in debug builds.
+    static func firstIndex(of byte: UInt8, in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress,
+                let found = memchr(base + start, Int32(byte), buffer.count - start)
+            else { return nil }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
     }
 
     mutating func skipWhitespaceNewlinesAndComments() {

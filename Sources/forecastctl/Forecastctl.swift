@@ -14,13 +14,17 @@ import Settings
 struct Forecastctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecastctl",
-        abstract: "Ask forecastd for the weather, and look up places offline.",
+        abstract: "Ask forecastd for the weather, change its settings, and look up places offline.",
         discussion: """
-            Exit codes: 0 success; 1 a request failed; 64 bad arguments; 69 forecastd is not running and \
-            there is no status file to fall back on; 78 the settings file is invalid.
+            Exit codes: 0 success; 1 a request failed (or a file could not be written); 64 bad arguments, or a \
+            setting the file does not allow; 69 forecastd is not running (and, for status, there is no status file \
+            to fall back on); 78 the settings file is invalid.
             """,
         version: ForecastdVersion.current,
-        subcommands: [Status.self, PlaceCommand.self]
+        subcommands: [
+            Status.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
+            SetCommand.self, ConfigCommand.self, ReloadCommand.self,
+        ]
     )
 }
 

@@ -17,10 +17,10 @@ struct ShippedConfigTests {
         try String(contentsOfFile: path, encoding: .utf8)
     }
 
-    /// The file with its commented-out examples (`# key = value`, `# [table]`) switched on.
+    /// The file with its commented-out examples (`# key = value`, `# [table]`, `# [[table]]`) switched on.
     static func uncommented(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let example = #/^# (\[[a-z_.]+\]|[a-z_]+ = \S.*)$/#
+            let example = #/^# (\[[a-z_.]+\]|\[\[[a-z_.]+\]\]|[a-z_]+ = \S.*)$/#
             if let match = line.wholeMatch(of: example) { return String(match.1) }
             return String(line)
         }.joined(separator: "\n")
@@ -53,7 +53,12 @@ struct ShippedConfigTests {
             settings.location.pin
                 == Settings.Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))
         // The examples show the user defaults for uid 1000 with XDG_RUNTIME_DIR set.
-        #expect(settings.output == userDefaults.output)
+        #expect(settings.output.statusFile == userDefaults.output.statusFile)
+        #expect(settings.output.socket == userDefaults.output.socket)
+        #expect(
+            settings.output.files == [
+                Settings.StatusFile(path: "/run/user/1000/forecastd/waybar.json", format: .waybar, icons: .emoji)
+            ])
     }
 
     @Test("every key is documented, live or as an example")
@@ -78,5 +83,11 @@ struct ShippedConfigTests {
             }
             previousStatementLine = entry.lines.upperBound
         }
+    }
+
+    @Test("the text forecastctl writes into a new file is config/forecastd.toml, byte for byte")
+    func embeddedTextMatchesFile() throws {
+        let file = try Data(contentsOf: URL(fileURLWithPath: Self.path))
+        #expect(Array(Settings.documentedFileText.utf8) == Array(file))
     }
 }

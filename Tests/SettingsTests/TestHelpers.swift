@@ -11,7 +11,8 @@ final class TemporaryDirectory {
         var template = Array((NSTemporaryDirectory() + "/forecastd-settings-XXXXXX").utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard let created else { throw CocoaError(.fileWriteUnknown) }
-        path = String(cString: created)
+        // Canonical (no `//`, no symbolic links), as the editor reports the paths it writes.
+        path = URL(fileURLWithPath: String(cString: created)).resolvingSymlinksInPath().path
     }
 
     deinit {

@@ -93,7 +93,9 @@ struct ValidationTests {
     func unknownTopLevelKey() {
         #expect(
             problems(in: "units = \"metric\"\ncolour = \"red\"\n")
-                == ["\(p):2:1: colour: unknown key (allowed: units, refresh_minutes, location, providers, output)"])
+                == [
+                    "\(p):2:1: colour: unknown key (allowed: units, refresh_minutes, location, providers, output, display)"
+                ])
     }
 
     @Test("unknown keys in nested tables, headers, dotted keys and inline tables")
@@ -115,9 +117,11 @@ struct ValidationTests {
         #expect(
             problems(in: text) == [
                 "\(p):3:42: location.pin.nmae: unknown key (allowed: latitude, longitude, name)",
-                "\(p):6:3: location.gpsd.hots: unknown key (allowed: enabled, host, port, max_fix_age_seconds)",
+                "\(p):6:3: location.gpsd.hots: unknown key "
+                    + "(allowed: enabled, host, port, max_fix_age_seconds, recent_fix_minutes)",
                 "\(p):9:1: providers.open_meteo.urll: unknown key (allowed: url, timeout_seconds)",
-                "\(p):11:1: location.pinn: unknown key (allowed: mode, refresh_distance_km, pin, gpsd)",
+                "\(p):11:1: location.pinn: unknown key "
+                    + "(allowed: mode, refresh_distance_km, naming, static_file, max_speed_kmh, pin, gpsd, ip)",
             ])
     }
 
@@ -125,7 +129,9 @@ struct ValidationTests {
     func quotedUnknownKey() {
         #expect(
             problems(in: "[output]\n\"status file\" = \"/x\"\n")
-                == [#"\#(p):2:1: output."status file": unknown key (allowed: status_file, socket)"#])
+                == [
+                    #"\#(p):2:1: output."status file": unknown key (allowed: status_file, socket, socket_group, max_clients, files)"#
+                ])
     }
 
     @Test("a TOML syntax error is reported where the parser found it")
@@ -257,7 +263,8 @@ struct ValidationTests {
                 "\(p):7:7: location.pin.longitude: missing; a pin needs both latitude and longitude (allowed: -180...180)",
                 "\(p):7:20: location.pin.latitude: 95 is out of range (allowed: -90...90)",
                 "\(p):10:8: location.gpsd.port: expected an integer, found a string",
-                "\(p):11:1: location.gpsd.colour: unknown key (allowed: enabled, host, port, max_fix_age_seconds)",
+                "\(p):11:1: location.gpsd.colour: unknown key "
+                    + "(allowed: enabled, host, port, max_fix_age_seconds, recent_fix_minutes)",
             ])
     }
 
