@@ -20,11 +20,14 @@ public struct Forecast: Sendable, Hashable, Codable {
     public var hourly: [HourlyForecast]
     /// Daily steps, starting today (local date).
     public var daily: [DailyForecast]
+    /// Remarks from the provider a reader should see, one sentence each: a product announced as
+    /// deprecated, a forecast that covers fewer days or coarser steps than usual.
+    public var notes: [String]
 
     public init(
         provider: String, attribution: String, coordinate: Coordinate, fetchedAt: Date,
         utcOffsetSeconds: Int, timezone: String?, current: CurrentConditions?, hourly: [HourlyForecast],
-        daily: [DailyForecast]
+        daily: [DailyForecast], notes: [String] = []
     ) {
         self.provider = provider
         self.attribution = attribution
@@ -35,6 +38,25 @@ public struct Forecast: Sendable, Hashable, Codable {
         self.current = current
         self.hourly = hourly
         self.daily = daily
+        self.notes = notes
+    }
+}
+
+extension Forecast {
+    /// Decodes a forecast saved before `notes` existed as one without notes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            provider: try container.decode(String.self, forKey: .provider),
+            attribution: try container.decode(String.self, forKey: .attribution),
+            coordinate: try container.decode(Coordinate.self, forKey: .coordinate),
+            fetchedAt: try container.decode(Date.self, forKey: .fetchedAt),
+            utcOffsetSeconds: try container.decode(Int.self, forKey: .utcOffsetSeconds),
+            timezone: try container.decodeIfPresent(String.self, forKey: .timezone),
+            current: try container.decodeIfPresent(CurrentConditions.self, forKey: .current),
+            hourly: try container.decode([HourlyForecast].self, forKey: .hourly),
+            daily: try container.decode([DailyForecast].self, forKey: .daily),
+            notes: try container.decodeIfPresent([String].self, forKey: .notes) ?? [])
     }
 }
 
@@ -50,11 +72,22 @@ public struct CurrentConditions: Sendable, Hashable, Codable {
     public var pressure: Double?
     public var condition: ConditionKind?
     public var isDay: Bool?
+    /// Dew point, °C.
+    public var dewPoint: Double?
+    /// Wind gusts, km/h.
+    public var windGusts: Double?
+    /// Cloud cover, %.
+    public var cloudCover: Double?
+    /// UV index (0 and up, WHO scale).
+    public var uvIndex: Double?
+    /// Visibility, metres.
+    public var visibility: Double?
 
     public init(
         time: Date, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
         windSpeed: Double? = nil, windDirection: Double? = nil, precipitation: Double? = nil,
-        pressure: Double? = nil, condition: ConditionKind? = nil, isDay: Bool? = nil
+        pressure: Double? = nil, condition: ConditionKind? = nil, isDay: Bool? = nil, dewPoint: Double? = nil,
+        windGusts: Double? = nil, cloudCover: Double? = nil, uvIndex: Double? = nil, visibility: Double? = nil
     ) {
         self.time = time
         self.temperature = temperature
@@ -66,6 +99,11 @@ public struct CurrentConditions: Sendable, Hashable, Codable {
         self.pressure = pressure
         self.condition = condition
         self.isDay = isDay
+        self.dewPoint = dewPoint
+        self.windGusts = windGusts
+        self.cloudCover = cloudCover
+        self.uvIndex = uvIndex
+        self.visibility = visibility
     }
 }
 
@@ -81,11 +119,25 @@ public struct HourlyForecast: Sendable, Hashable, Codable {
     public var windDirection: Double?
     public var condition: ConditionKind?
     public var isDay: Bool?
+    /// Dew point, °C.
+    public var dewPoint: Double?
+    /// Wind gusts, km/h.
+    public var windGusts: Double?
+    /// Sea-level pressure, hPa.
+    public var pressure: Double?
+    /// Cloud cover, %.
+    public var cloudCover: Double?
+    /// UV index (0 and up, WHO scale).
+    public var uvIndex: Double?
+    /// Visibility, metres.
+    public var visibility: Double?
 
     public init(
         time: Date, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
         precipitation: Double? = nil, precipitationProbability: Double? = nil, windSpeed: Double? = nil,
-        windDirection: Double? = nil, condition: ConditionKind? = nil, isDay: Bool? = nil
+        windDirection: Double? = nil, condition: ConditionKind? = nil, isDay: Bool? = nil, dewPoint: Double? = nil,
+        windGusts: Double? = nil, pressure: Double? = nil, cloudCover: Double? = nil, uvIndex: Double? = nil,
+        visibility: Double? = nil
     ) {
         self.time = time
         self.temperature = temperature
@@ -97,6 +149,12 @@ public struct HourlyForecast: Sendable, Hashable, Codable {
         self.windDirection = windDirection
         self.condition = condition
         self.isDay = isDay
+        self.dewPoint = dewPoint
+        self.windGusts = windGusts
+        self.pressure = pressure
+        self.cloudCover = cloudCover
+        self.uvIndex = uvIndex
+        self.visibility = visibility
     }
 }
 
@@ -112,11 +170,15 @@ public struct DailyForecast: Sendable, Hashable, Codable {
     public var windSpeedMax: Double?
     public var sunrise: Date?
     public var sunset: Date?
+    /// The strongest gust of the day, km/h.
+    public var windGustsMax: Double?
+    /// The day's highest UV index.
+    public var uvIndexMax: Double?
 
     public init(
         date: String, temperatureMin: Double? = nil, temperatureMax: Double? = nil, condition: ConditionKind? = nil,
         precipitationProbability: Double? = nil, precipitationSum: Double? = nil, windSpeedMax: Double? = nil,
-        sunrise: Date? = nil, sunset: Date? = nil
+        sunrise: Date? = nil, sunset: Date? = nil, windGustsMax: Double? = nil, uvIndexMax: Double? = nil
     ) {
         self.date = date
         self.temperatureMin = temperatureMin
@@ -127,5 +189,7 @@ public struct DailyForecast: Sendable, Hashable, Codable {
         self.windSpeedMax = windSpeedMax
         self.sunrise = sunrise
         self.sunset = sunset
+        self.windGustsMax = windGustsMax
+        self.uvIndexMax = uvIndexMax
     }
 }

@@ -101,6 +101,35 @@ public struct ReplayResponse: Sendable {
         return ReplayResponse(status: status, headers: ReplayHeaders(headers), body: body)
     }
 
+    /// A fixture saved as `{status_code, headers, data}` (MET Norway's `*-with-headers.json`): `data`
+    /// is replayed as the JSON body with the recorded status and headers.
+    ///
+    /// Framing and encoding headers are dropped as in ``recorded(_:)``; `extraHeaders` replace
+    /// recorded ones of the same name (a test moves `Expires`, say).
+    public static func wrapped(_ relativePath: String, extraHeaders: ReplayHeaders = []) throws -> ReplayResponse {
+        let wrapper = try JSONSerialization.jsonObject(with: Fixtures.data(relativePath)) as? [String: Any]
+        guard let wrapper, let data = wrapper["data"] else {
+            throw ReplayServerError(message: "\(relativePath) is not a {status_code, headers, data} wrapper")
+        }
+        let body = try JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes])
+        let status = wrapper["status_code"] as? Int ?? 200
+        let dropped: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
+        let replaced = Set(extraHeaders.fields.map { $0.name.lowercased() })
+        var headers: [(name: String, value: String)] = []
+        for (name, value) in (wrapper["headers"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key })
+        where !dropped.contains(name.lowercased()) && !replaced.contains(name.lowercased()) {
+            if let value = value as? String { headers.append((name, value)) }
+        }
+        return ReplayResponse(status: status, headers: ReplayHeaders(headers) + extraHeaders, body: Array(body))
+    }
+
+    /// The same response with another status (a recording replayed as a 203, say).
+    public func withStatus(_ status: Int) -> ReplayResponse {
+        var copy = self
+        copy.status = status
+        return copy
+    }
+
     /// The same response after a pause.
     public func delayed(by delay: Duration) -> ReplayResponse {
         var copy = self

@@ -43,20 +43,32 @@ public enum OpenMeteoDecoder {
             throw failure("the response has no valid latitude and longitude")
         }
 
-        // Open-Meteo answers in GMT unless asked for a time zone, so a missing offset means 0.
+        // Open-Meteo answers in GMT unless asked for a time zone, so a missing offset means 0. An
+        // offset beyond ±18 h or a zone name the system does not know is not trusted.
         let offset = json["utc_offset_seconds"]?.integer.flatMap { abs($0) <= 18 * 3600 ? $0 : nil } ?? 0
-        let timezone = json["timezone"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        let timezone = json["timezone"]?.string.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
 
-        let current = decodeCurrent(json, offset: offset)
+        var current = decodeCurrent(json, offset: offset)
         let hourly = decodeHourly(json, offset: offset)
         let daily = decodeDaily(json, offset: offset)
         guard current != nil || !hourly.isEmpty || !daily.isEmpty else {
             throw failure("the response has no current, hourly or daily data")
         }
+        // UV index and visibility are asked hourly only (each variable costs); now's come from the hour
+        // that contains the current time.
+        if var now = current,
+            let hour = hourly.last(where: { $0.time <= now.time && now.time.timeIntervalSince($0.time) < 3600 })
+        {
+            now.uvIndex = now.uvIndex ?? hour.uvIndex
+            now.visibility = now.visibility ?? hour.visibility
+            current = now
+        }
 
-        return Forecast(
+        var forecast = Forecast(
             provider: providerName, attribution: attribution, coordinate: coordinate, fetchedAt: fetchedAt,
             utcOffsetSeconds: offset, timezone: timezone, current: current, hourly: hourly, daily: daily)
+        DayNight.fill(&forecast)
+        return forecast
     }
 
     // MARK: Sections
@@ -78,7 +90,12 @@ public enum OpenMeteoDecoder {
             precipitation: value("precipitation", .precipitation),
             pressure: value("pressure_msl", .pressure),
             condition: values["weather_code"].flatMap(condition),
-            isDay: values["is_day"]?.bool)
+            isDay: values["is_day"]?.bool,
+            dewPoint: value("dew_point_2m", .temperature),
+            windGusts: value("wind_gusts_10m", .speed),
+            cloudCover: value("cloud_cover", .percent),
+            uvIndex: value("uv_index", .uvIndex),
+            visibility: value("visibility", .visibility))
     }
 
     private static func decodeHourly(_ json: JSONValue, offset: Int) -> [HourlyForecast] {
@@ -92,15 +109,28 @@ public enum OpenMeteoDecoder {
         let windDirection = section.column("wind_direction_10m", .direction)
         let conditions = section.column("weather_code", condition)
         let isDay = section.column("is_day") { $0.bool }
+        let dewPoint = section.column("dew_point_2m", .temperature)
+        let gusts = section.column("wind_gusts_10m", .speed)
+        let pressure = section.column("pressure_msl", .pressure)
+        let cloudCover = section.column("cloud_cover", .percent)
+        let uvIndex = section.column("uv_index", .uvIndex)
+        let visibility = section.column("visibility", .visibility)
 
-        return section.times.indices.compactMap { index in
-            guard let time = date(section.times[index], offset: offset) else { return nil }
-            return HourlyForecast(
-                time: time, temperature: temperature[index], apparentTemperature: apparent[index],
-                humidity: humidity[index], precipitation: precipitation[index],
-                precipitationProbability: probability[index], windSpeed: windSpeed[index],
-                windDirection: windDirection[index], condition: conditions[index], isDay: isDay[index])
+        var steps: [HourlyForecast] = []
+        for index in section.times.indices {
+            // A step out of order or repeated cannot be placed on the time line: it is dropped.
+            guard let time = date(section.times[index], offset: offset), time > (steps.last?.time ?? .distantPast)
+            else { continue }
+            steps.append(
+                HourlyForecast(
+                    time: time, temperature: temperature[index], apparentTemperature: apparent[index],
+                    humidity: humidity[index], precipitation: precipitation[index],
+                    precipitationProbability: probability[index], windSpeed: windSpeed[index],
+                    windDirection: windDirection[index], condition: conditions[index], isDay: isDay[index],
+                    dewPoint: dewPoint[index], windGusts: gusts[index], pressure: pressure[index],
+                    cloudCover: cloudCover[index], uvIndex: uvIndex[index], visibility: visibility[index]))
         }
+        return steps
     }
 
     private static func decodeDaily(_ json: JSONValue, offset: Int) -> [DailyForecast] {
@@ -113,15 +143,25 @@ public enum OpenMeteoDecoder {
         let wind = section.column("wind_speed_10m_max", .speed)
         let sunrise = section.column("sunrise") { date($0, offset: offset) }
         let sunset = section.column("sunset") { date($0, offset: offset) }
+        let gusts = section.column("wind_gusts_10m_max", .speed)
+        let uvIndex = section.column("uv_index_max", .uvIndex)
 
-        return section.times.indices.compactMap { index in
-            guard let day = localDate(section.times[index], offset: offset) else { return nil }
-            return DailyForecast(
-                date: day, temperatureMin: minimum[index], temperatureMax: maximum[index],
-                condition: conditions[index], precipitationProbability: probability[index],
-                precipitationSum: sum[index], windSpeedMax: wind[index], sunrise: sunrise[index],
-                sunset: sunset[index])
+        var days: [DailyForecast] = []
+        for index in section.times.indices {
+            guard let day = localDate(section.times[index], offset: offset), day > (days.last?.date ?? "")
+            else { continue }
+            // A min above the max means one of them is wrong, and nothing says which.
+            var low = minimum[index]
+            var high = maximum[index]
+            if let l = low, let h = high, l > h { (low, high) = (nil, nil) }
+            days.append(
+                DailyForecast(
+                    date: day, temperatureMin: low, temperatureMax: high,
+                    condition: conditions[index], precipitationProbability: probability[index],
+                    precipitationSum: sum[index], windSpeedMax: wind[index], sunrise: sunrise[index],
+                    sunset: sunset[index], windGustsMax: gusts[index], uvIndexMax: uvIndex[index]))
         }
+        return days
     }
 
     // MARK: Values
@@ -156,65 +196,6 @@ public enum OpenMeteoDecoder {
         }
     }
 
-    /// A physical quantity: how to bring it into canonical units and which values are believable.
-    enum Quantity {
-        case temperature, speed, precipitation, pressure, percent, direction
-
-        /// The value in canonical units; nil when absent, null, of an unknown unit or out of range.
-        func canonical(_ value: JSONValue?, unit: String?) -> Double? {
-            guard let raw = value?.double, let convert = converter(unit) else { return nil }
-            let converted = convert(raw)
-            return range.contains(converted) ? converted : nil
-        }
-
-        /// The conversion from `unit` into canonical units. A missing unit means Open-Meteo's default,
-        /// which is the canonical one; an unknown unit yields nil, because guessing would mislabel values.
-        private func converter(_ unit: String?) -> ((Double) -> Double)? {
-            let unit = unit?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            switch self {
-            case .temperature:
-                switch unit {
-                case "", "°c", "celsius": return { $0 }
-                case "°f", "fahrenheit": return CanonicalUnits.celsius(fromFahrenheit:)
-                case "k", "kelvin": return CanonicalUnits.celsius(fromKelvin:)
-                default: return nil
-                }
-            case .speed:
-                switch unit {
-                case "", "km/h", "kmh": return { $0 }
-                case "m/s", "ms": return CanonicalUnits.kmh(fromMetresPerSecond:)
-                case "mp/h", "mph": return CanonicalUnits.kmh(fromMph:)
-                case "kn", "kt", "knots": return CanonicalUnits.kmh(fromKnots:)
-                default: return nil
-                }
-            case .precipitation:
-                switch unit {
-                case "", "mm": return { $0 }
-                case "inch", "in": return CanonicalUnits.millimetres(fromInches:)
-                default: return nil
-                }
-            case .pressure:
-                return unit == "" || unit == "hpa" ? { $0 } : nil
-            case .percent:
-                return unit == "" || unit == "%" ? { $0 } : nil
-            case .direction:
-                return unit == "" || unit == "°" ? { $0 } : nil
-            }
-        }
-
-        /// Values outside these bounds are sensor or transfer errors, not weather.
-        var range: ClosedRange<Double> {
-            switch self {
-            case .temperature: -100...70
-            case .speed: 0...500
-            case .precipitation: 0...2000
-            case .pressure: 800...1100
-            case .percent: 0...100
-            case .direction: 0...360
-            }
-        }
-    }
-
     private static func condition(_ value: JSONValue) -> ConditionKind? {
         value.integer.flatMap(ConditionKind.init(wmoCode:))
     }
@@ -223,7 +204,9 @@ public enum OpenMeteoDecoder {
     private static func date(_ value: JSONValue, offset: Int) -> Date? {
         switch value {
         case .string(let text): Timestamps.parseLocal(text, utcOffsetSeconds: offset)
-        case .number(let seconds) where seconds.isFinite: Date(timeIntervalSince1970: seconds)
+        // Unix seconds outside 2000...2100 are a wrong type (an index, a flag), not a forecast time.
+        case .number(let seconds) where (946_684_800...4_102_444_800).contains(seconds):
+            Date(timeIntervalSince1970: seconds)
         default: nil
         }
     }
@@ -233,7 +216,7 @@ public enum OpenMeteoDecoder {
         switch value {
         case .string(let text):
             text.utf8.count == 10 && Timestamps.parseLocal(text, utcOffsetSeconds: 0) != nil ? text : nil
-        case .number(let seconds) where seconds.isFinite:
+        case .number(let seconds) where (946_684_800...4_102_444_800).contains(seconds):
             Timestamps.localDate(Date(timeIntervalSince1970: seconds), utcOffsetSeconds: offset)
         default: nil
         }

@@ -5,7 +5,7 @@ import Logging
 
 /// Open-Meteo's forecast API: keyless, global, the default provider.
 ///
-/// One GET per forecast asks for current conditions, 7 days of hourly steps and 7 daily summaries in
+/// One GET per forecast asks for current conditions, 48 hourly steps and 7 daily summaries in
 /// metric units with the location's own time zone (`timezone=auto`).
 public struct OpenMeteoProvider: WeatherProvider {
     /// The public endpoint.
@@ -13,30 +13,41 @@ public struct OpenMeteoProvider: WeatherProvider {
 
     /// The variables and options every request carries, in the order Open-Meteo documents them.
     ///
-    /// Units are fixed to the canonical ones so no conversion is needed, although the decoder would
-    /// convert if a configured URL asked for others.
+    /// Current conditions, the next 48 hours (`forecast_hours` counts from the current hour) and
+    /// today + 6 days, in the canonical units so no conversion is needed (the decoder would convert
+    /// if a configured URL asked for others). 37 variables: Open-Meteo counts a request with more than
+    /// 10 variables as several calls (here about 3.7; see docs/privacy.md), so nothing is asked twice:
+    /// the current UV index and visibility come from the hourly step of the current hour.
     public static let queryParameters: [(String, String)] = [
         (
             "current",
-            "temperature_2m,apparent_temperature,relative_humidity_2m,weather_code,wind_speed_10m,"
-                + "wind_direction_10m,precipitation,pressure_msl,is_day"
+            "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,weather_code,is_day,"
+                + "precipitation,cloud_cover,pressure_msl,wind_speed_10m,wind_direction_10m,wind_gusts_10m"
         ),
         (
             "hourly",
-            "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation,precipitation_probability,"
-                + "weather_code,wind_speed_10m,wind_direction_10m,is_day"
+            "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,precipitation_probability,"
+                + "precipitation,weather_code,pressure_msl,cloud_cover,visibility,wind_speed_10m,"
+                + "wind_direction_10m,wind_gusts_10m,uv_index,is_day"
         ),
         (
             "daily",
-            "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,"
-                + "wind_speed_10m_max,sunrise,sunset"
+            "weather_code,temperature_2m_max,temperature_2m_min,sunrise,sunset,uv_index_max,precipitation_sum,"
+                + "precipitation_probability_max,wind_speed_10m_max,wind_gusts_10m_max"
         ),
         ("timezone", "auto"),
         ("forecast_days", "7"),
+        ("forecast_hours", "48"),
         ("temperature_unit", "celsius"),
         ("wind_speed_unit", "kmh"),
         ("precipitation_unit", "mm"),
     ]
+
+    /// How many variables a request asks for, the measure of Open-Meteo's call weighting.
+    public static var variableCount: Int {
+        queryParameters.filter { ["current", "hourly", "daily"].contains($0.0) }
+            .map { $0.1.split(separator: ",").count }.reduce(0, +)
+    }
 
     public var name: String { OpenMeteoDecoder.providerName }
 
@@ -84,8 +95,8 @@ public struct OpenMeteoProvider: WeatherProvider {
 
     /// The request URL for a point: the configured URL's query followed by ours.
     ///
-    /// Coordinates are rounded to 4 decimals (about 11 m): finer is noise to a 1–11 km weather grid,
-    /// and shorter URLs keep Open-Meteo's cache hits up.
+    /// Coordinates are sent with at most 4 decimals (about 11 m): finer is noise to a 1–11 km weather
+    /// grid. The chain in front of the providers rounds further (``ProviderChain``).
     public func requestURL(for coordinate: Coordinate) throws(ProviderError) -> URL {
         guard coordinate.latitude.isFinite, coordinate.longitude.isFinite else {
             throw ProviderError(
@@ -97,29 +108,12 @@ public struct OpenMeteoProvider: WeatherProvider {
             [
                 ("latitude", Self.format(coordinate.latitude)), ("longitude", Self.format(coordinate.longitude)),
             ] + Self.queryParameters
-        let query = ours.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
-
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw ProviderError(
-                provider: name, kind: .providerError, detail: "the URL \(url.absoluteString) cannot be parsed")
-        }
-        let existing = components.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 }
-        components.percentEncodedQuery = [existing, query].compactMap { $0 }.joined(separator: "&")
-        components.fragment = nil
-        guard let result = components.url else {
-            throw ProviderError(
-                provider: name, kind: .providerError,
-                detail: "the URL \(url.absoluteString) cannot take a query")
-        }
-        return result
+        return try ProviderURL.make(url, items: ours, provider: name)
     }
 
     /// `53.1875`, `-2.06`, `0`: at most 4 decimals, no trailing zeros, never exponent notation.
     static func format(_ degrees: Double) -> String {
-        var text = String(format: "%.4f", degrees)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text == "-0" ? "0" : text
+        ProviderURL.format(degrees)
     }
 
     private func notJSON(_ response: ProviderHTTPResponse) -> ProviderError {

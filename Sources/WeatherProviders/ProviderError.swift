@@ -9,15 +9,25 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     public var provider: String
     /// One sentence naming the provider and what happened, e.g. `open-meteo: no answer within 15 s`.
     public var message: String
+    /// What happened, without the provider's name: `no answer within 15 s`.
+    public var detail: String
     /// How long the provider asked us to wait before asking again (`Retry-After`), when it said.
     public var retryAfter: Duration?
+    /// The quota period a rate limit refers to, when the provider named one ("daily limit"): asking
+    /// again before the period ends (UTC) is pointless.
+    public var rateLimitWindow: RateLimitWindow?
 
     /// Makes an error whose message is `provider: detail`.
-    public init(provider: String, kind: ErrorKind, detail: String, retryAfter: Duration? = nil) {
+    public init(
+        provider: String, kind: ErrorKind, detail: String, retryAfter: Duration? = nil,
+        rateLimitWindow: RateLimitWindow? = nil
+    ) {
         self.kind = kind
         self.provider = provider
+        self.detail = detail
         self.message = "\(provider): \(detail)"
         self.retryAfter = retryAfter
+        self.rateLimitWindow = rateLimitWindow
     }
 
     public var description: String { message }
@@ -25,7 +35,8 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The error for a non-2xx answer, classified by status alone.
     ///
     /// 429 is a rate limit, 401 and 403 are refused credentials or identification, anything else is
-    /// the provider's own failure. `reason` is the provider's explanation from the body, when it gave one.
+    /// the provider's own failure. `reason` is the provider's explanation from the body, when it gave one;
+    /// for a 429 it also tells which quota ran out (``rateLimitWindow``).
     public static func httpStatus(
         provider: String, status: Int, reason: String?, retryAfter: Duration? = nil
     ) -> ProviderError {
@@ -37,7 +48,18 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
             }
         let explanation = reason.map(Self.tidy).flatMap { $0.isEmpty ? nil : $0 } ?? Self.reasonPhrase(status)
         return ProviderError(
-            provider: provider, kind: kind, detail: "HTTP \(status): \(explanation)", retryAfter: retryAfter)
+            provider: provider, kind: kind, detail: "HTTP \(status): \(explanation)", retryAfter: retryAfter,
+            rateLimitWindow: status == 429 ? rateLimitWindow(in: reason) : nil)
+    }
+
+    /// The quota period a rate-limit explanation names: Open-Meteo answers 429 with "Daily API request
+    /// limit exceeded", "Hourly …" or "Minutely …".
+    public static func rateLimitWindow(in reason: String?) -> RateLimitWindow? {
+        guard let text = reason?.lowercased() else { return nil }
+        if text.contains("daily") || text.contains("per day") || text.contains("tomorrow") { return .day }
+        if text.contains("hourly") || text.contains("per hour") { return .hour }
+        if text.contains("minutely") || text.contains("per minute") { return .minute }
+        return nil
     }
 
     /// Parses a `Retry-After` header in its delay-seconds form (`120`).
@@ -81,5 +103,22 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
         case 504: "Gateway Timeout"
         default: status >= 500 ? "server error" : "unexpected status"
         }
+    }
+}
+
+/// A provider's quota period, counted in UTC from the start of the minute, hour or day.
+public enum RateLimitWindow: String, Sendable, Hashable, CaseIterable {
+    case minute, hour, day
+
+    /// The first instant of the next period after `date` (the next UTC midnight for `day`).
+    public func end(after date: Date) -> Date {
+        let length: Double =
+            switch self {
+            case .minute: 60
+            case .hour: 3600
+            case .day: 86_400
+            }
+        let seconds = date.timeIntervalSince1970
+        return Date(timeIntervalSince1970: ((seconds / length).rounded(.down) + 1) * length)
     }
 }

@@ -111,7 +111,11 @@ struct OpenMeteoDecoderTests {
         #expect(current.time == Date(timeIntervalSince1970: 1_699_872_300))  // 2023-11-13T10:45Z
         #expect(current.condition == .overcast)
         #expect(current.temperature == nil)
-        #expect(current.isDay == nil)
+        // No is_day in this body: computed from the sun at 52.52° N, 13.42° E, 10:45 UTC in November.
+        #expect(current.isDay == true)
+        // Midnight and noon UTC of the first day, the same way.
+        #expect(forecast.hourly[0].isDay == false)
+        #expect(forecast.hourly[12].isDay == true)
 
         #expect(forecast.hourly.count == 168)
         #expect(forecast.hourly.first?.time == Date(timeIntervalSince1970: 1_699_833_600))
@@ -213,7 +217,8 @@ struct OpenMeteoDecoderTests {
         #expect(forecast.hourly.map(\.precipitation) == [0.0, nil, 1.2])
         #expect(forecast.hourly.map(\.windSpeed) == [5.0, 7.5, nil])  // a quoted number still counts
         #expect(forecast.hourly.map(\.condition) == [.snow, nil, nil])
-        #expect(forecast.hourly.map(\.isDay) == [false, true, nil])
+        // 7 is not a boolean: that hour's day/night comes from the day's sunrise (08:10Z) and sunset (14:30Z).
+        #expect(forecast.hourly.map(\.isDay) == [false, true, true])
 
         #expect(forecast.daily.map(\.temperatureMax) == [-2.0, nil])
         #expect(forecast.daily.map(\.temperatureMin) == [-9.0, nil])

@@ -70,21 +70,24 @@ struct OpenMeteoProviderTests {
             #expect(query["longitude"] == "50.1002")
             #expect(query["timezone"] == "auto")
             #expect(query["forecast_days"] == "7")
+            #expect(query["forecast_hours"] == "48")
             #expect(query["temperature_unit"] == "celsius")
             #expect(query["wind_speed_unit"] == "kmh")
             #expect(query["precipitation_unit"] == "mm")
             #expect(
                 query["current"]
-                    == "temperature_2m,apparent_temperature,relative_humidity_2m,weather_code,wind_speed_10m,wind_direction_10m,precipitation,pressure_msl,is_day"
+                    == "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,weather_code,is_day,precipitation,cloud_cover,pressure_msl,wind_speed_10m,wind_direction_10m,wind_gusts_10m"
             )
             #expect(
                 query["hourly"]
-                    == "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation,precipitation_probability,weather_code,wind_speed_10m,wind_direction_10m,is_day"
+                    == "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,precipitation_probability,precipitation,weather_code,pressure_msl,cloud_cover,visibility,wind_speed_10m,wind_direction_10m,wind_gusts_10m,uv_index,is_day"
             )
             #expect(
                 query["daily"]
-                    == "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,wind_speed_10m_max,sunrise,sunset"
+                    == "weather_code,temperature_2m_max,temperature_2m_min,sunrise,sunset,uv_index_max,precipitation_sum,precipitation_probability_max,wind_speed_10m_max,wind_gusts_10m_max"
             )
+            // 37 variables: Open-Meteo counts this request as 3.7 calls (docs/privacy.md).
+            #expect(OpenMeteoProvider.variableCount == 37)
             #expect(request.header("User-Agent") == Self.userAgent)
             // The commas stay literal: that is how Open-Meteo documents its lists.
             #expect(request.uri.contains("current=temperature_2m,apparent_temperature,"))
@@ -139,6 +142,7 @@ struct OpenMeteoProviderTests {
             let error = await Self.failure(provider)
             #expect(error?.kind == .rateLimited)
             #expect(error?.retryAfter == .seconds(3600))
+            #expect(error?.rateLimitWindow == .day)
             #expect(
                 error?.message == "open-meteo: HTTP 429: Daily API request limit exceeded. Please try again tomorrow.")
         }
