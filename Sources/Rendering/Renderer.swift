@@ -1,0 +1,305 @@
+import ForecastModel
+import Foundation
+
+/// The formats a report can be rendered in: for `format=` on the socket, `forecastctl status|watch
+/// --format` and the extra status files. Raw values are what users write.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    /// The report itself, one line of JSON (`docs/report.md`).
+    case json
+    /// A Waybar `custom` module with `"return-type": "json"`: `text`, `alt`, `tooltip`, `class`.
+    case waybar
+    /// i3blocks' plain protocol: three lines, `full_text`, `short_text`, `color`.
+    case i3blocks
+    /// One line for a polybar `custom/script`, coloured with `%{F#rrggbb}` tags.
+    case polybar
+    /// i3status-rust's `custom` block with `json = true`: `icon`, `state`, `text`, `short_text`.
+    case i3statusRust = "i3status-rust"
+    /// One line for tmux's status line; width-safe emoji by default, `#` escaped.
+    case tmux
+    /// One plain line for people, i3status `read_file` and conky.
+    case text
+    /// The user's template (``RenderOptions/template``), or ``Template/standard``.
+    case template
+
+    /// The icon set a format uses when the options name none.
+    public var defaultIcons: IconSet { self == .tmux ? .emojiSafe : .emoji }
+
+    /// The number of lines one rendering has (i3blocks: 3; every other format: 1).
+    public var lineCount: Int { self == .i3blocks ? 3 : 1 }
+}
+
+/// How to render: icons, the user's template, the hot/cold thresholds, and the clock.
+public struct RenderOptions: Sendable {
+    /// The icon set; nil uses the format's own default (``OutputFormat/defaultIcons``).
+    public var icons: IconSet?
+    /// The template for ``OutputFormat/template``; nil uses ``Template/standard``.
+    public var template: Template?
+    /// From this temperature up (in °C, whatever the report's units) bars get the `hot` class/colour.
+    public var hotCelsius: Double
+    /// From this temperature down (in °C) bars get the `cold` class/colour.
+    public var coldCelsius: Double
+    /// The time the text is shown at: ages ("5 min", "stale 3 h") are counted to it.
+    public var now: Date
+
+    public init(
+        icons: IconSet? = nil, template: Template? = nil, hotCelsius: Double = 30, coldCelsius: Double = 0,
+        now: Date = Date()
+    ) {
+        self.icons = icons
+        self.template = template
+        self.hotCelsius = hotCelsius
+        self.coldCelsius = coldCelsius
+        self.now = now
+    }
+}
+
+/// Colours the line formats use, as `#rrggbb`.
+public enum BarColor {
+    /// Old data (stale) and "still locating": grey, shown but quiet.
+    public static let stale = "#888888"
+    /// No data for a reason the user can act on (no location, no forecast), or a fresh report with errors.
+    public static let error = "#FF5555"
+    /// At or above the hot threshold.
+    public static let hot = "#FFA040"
+    /// At or below the cold threshold.
+    public static let cold = "#66B2FF"
+}
+
+/// Renders reports in every bar's own format. Pure: the same report and options give the same bytes.
+public enum Renderer {
+    /// The report as `format`, never empty: one line without a trailing newline (i3blocks: its three
+    /// lines joined by `\n`). A report without weather renders a short state (`📍? no location`);
+    /// stale data is shown with a marker, never hidden.
+    public static func render(_ report: Report, as format: OutputFormat, options: RenderOptions) -> String {
+        let facts = ReportFacts(report, options: options, icons: options.icons ?? format.defaultIcons)
+        switch format {
+        case .json: return ReportJSON.line(report)
+        case .waybar: return waybar(facts)
+        case .i3blocks: return i3blocks(facts)
+        case .polybar: return polybar(facts)
+        case .i3statusRust: return i3statusRust(facts)
+        case .tmux: return Escape.tmux(Escape.oneLine(facts.barText))
+        case .text: return Escape.oneLine(textLine(facts))
+        case .template: return Escape.oneLine(template(facts))
+        }
+    }
+
+    // MARK: Waybar
+
+    /// The classes Waybar styles with `#custom-forecast.<class>`.
+    static func waybarClasses(_ facts: ReportFacts) -> [String] {
+        let report = facts.report
+        var classes: [String] = []
+        if report.status == .ok {
+            classes.append(facts.condition?.code ?? "unknown")
+            if let isDay = facts.isDay { classes.append(isDay ? "day" : "night") }
+            if report.stale { classes.append("stale") }
+            if facts.isHot { classes.append("hot") }
+            if facts.isCold { classes.append("cold") }
+        } else {
+            classes.append(report.status.rawValue)
+        }
+        if facts.hasErrors { classes.append("error") }
+        return classes
+    }
+
+    private static func waybar(_ facts: ReportFacts) -> String {
+        let report = facts.report
+        // `alt` selects an icon from the module's `format-icons`; the icon name (`clear-night`) rather
+        // than the condition code (`clear`) so that a user's map cannot show a sun at night.
+        let alt =
+            report.status == .ok
+            ? (facts.condition.map { nightAware($0.icon, isDay: facts.isDay) } ?? "unknown") : report.status.rawValue
+        return "{\"text\":" + Escape.json(Escape.oneLine(facts.barText)) + ",\"alt\":" + Escape.json(alt)
+            + ",\"tooltip\":" + Escape.json(tooltip(facts)) + ",\"class\":" + Escape.json(waybarClasses(facts)) + "}"
+    }
+
+    private static func nightAware(_ icon: String, isDay: Bool?) -> String {
+        isDay == false && icon.hasSuffix("-day") ? String(icon.dropLast(4)) + "-night" : icon
+    }
+
+    /// The tooltip in Pango markup: place, now, every third hour, the days, staleness, errors, credit.
+    static func tooltip(_ facts: ReportFacts) -> String {
+        let report = facts.report
+        let units = report.units
+        let icons = facts.icons
+        var lines: [String] = []
+
+        if let place = report.place {
+            var head = "<b>" + Escape.pango(place.name) + "</b>"
+            if let rest = facts.placeLine?.dropFirst(place.name.count), !rest.isEmpty {
+                head += Escape.pango(String(rest))
+            }
+            lines.append(head)
+        }
+
+        guard report.status == .ok else {
+            lines.append(Escape.pango(facts.stateSentence))
+            lines += report.errors.map { "⚠ " + Escape.pango($0.message) }
+            return lines.joined(separator: "\n")
+        }
+
+        var now: [String] = []
+        if let condition = facts.condition {
+            now.append([facts.glyph, condition.text].compactMap { $0 }.joined(separator: " "))
+        }
+        if let t = facts.temperature { now.append(Format.number(t, places: 1) + units.temperature) }
+        if !now.isEmpty { lines.append(Escape.pango(now.joined(separator: ", "))) }
+
+        var details: [String] = []
+        if let feels = facts.feelsText { details.append("feels like " + feels) }
+        if let humidity = facts.humidity { details.append("humidity " + Format.number(humidity, places: 0) + " %") }
+        if let speed = facts.windSpeed {
+            details.append(
+                "wind " + Format.number(speed, places: 0) + " " + units.windSpeed
+                    + (facts.windDirectionText.map { " " + $0 } ?? ""))
+        }
+        if !details.isEmpty {
+            let text = details.joined(separator: ", ")
+            lines.append(Escape.pango(text.prefix(1).uppercased() + text.dropFirst()))
+        }
+
+        if report.stale {
+            var stale = "Stale: forecast from " + (facts.fetchedClock ?? "an earlier fetch")
+            if let age = facts.ageSeconds { stale += " (" + Format.duration(age) + " ago)" }
+            lines.append("<span color=\"\(BarColor.stale)\">" + Escape.pango(stale) + "</span>")
+        }
+
+        // Every third hour of the next 24, so the tooltip stays short.
+        let hours = report.hourly.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        if !hours.isEmpty {
+            lines.append("")
+            for hour in hours {
+                var cells = [Format.localClock(hour.time) ?? hour.time]
+                cells.append(icons.glyph(for: hour.condition, isDay: hour.isDay) ?? " ")
+                cells.append(pad(hour.temperature.map { Format.number($0, places: 0) + units.temperature } ?? "–", 5))
+                if let p = hour.precipitationProbability { cells.append(Format.number(p, places: 0) + " %") }
+                lines.append("<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>")
+            }
+        }
+
+        if !report.daily.isEmpty {
+            lines.append("")
+            for day in report.daily {
+                var cells = [HumanSummary.weekday(day.date)]
+                cells.append(icons.glyph(for: day.condition, isDay: true) ?? " ")
+                let low = day.temperatureMin.map { Format.number($0, places: 0) } ?? "–"
+                let high = day.temperatureMax.map { Format.number($0, places: 0) } ?? "–"
+                cells.append(pad("\(low) / \(high)\(units.temperature)", 11))
+                if let p = day.precipitationProbability { cells.append(Format.number(p, places: 0) + " %") }
+                lines.append("<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>")
+            }
+        }
+
+        if !report.errors.isEmpty {
+            lines.append("")
+            lines += report.errors.map { "⚠ " + Escape.pango($0.message) }
+        }
+        if let provider = report.provider {
+            lines.append("<small>" + Escape.pango(provider.attribution) + "</small>")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: i3blocks, polybar, i3status-rust
+
+    /// The colour a line bar shows, or nil for the bar's own: no data and errors red, old data grey,
+    /// then hot and cold.
+    static func color(_ facts: ReportFacts) -> String? {
+        let report = facts.report
+        switch report.status {
+        case .noLocation, .noForecast: return BarColor.error
+        case .locating: return BarColor.stale
+        case .ok: break
+        }
+        if report.stale { return BarColor.stale }
+        if facts.hasErrors { return BarColor.error }
+        if facts.isHot { return BarColor.hot }
+        if facts.isCold { return BarColor.cold }
+        return nil
+    }
+
+    private static func i3blocks(_ facts: ReportFacts) -> String {
+        let short = Escape.oneLine(facts.barText)
+        var full = short
+        if facts.report.status == .ok {
+            let body = [facts.placeName, facts.glyph, facts.temperatureText].compactMap { $0 }.joined(separator: " ")
+            full = Escape.oneLine((body.isEmpty ? facts.barText : body) + facts.staleSuffix)
+        } else if let place = facts.placeName {
+            full = Escape.oneLine(place + " " + facts.stateText)
+        }
+        return [full, short, color(facts) ?? ""].joined(separator: "\n")
+    }
+
+    private static func polybar(_ facts: ReportFacts) -> String {
+        let text = Escape.oneLine(facts.barText)
+        guard let color = color(facts) else { return text }
+        return "%{F" + color + "}" + text + "%{F-}"
+    }
+
+    /// i3status-rust's states: `Critical` when there is nothing to show, `Warning` for old data or
+    /// errors, `Info` while locating or beyond a temperature threshold, `Idle` otherwise.
+    static func i3statusRustState(_ facts: ReportFacts) -> String {
+        let report = facts.report
+        switch report.status {
+        case .noLocation, .noForecast: return "Critical"
+        case .locating: return "Info"
+        case .ok: break
+        }
+        if report.stale || facts.hasErrors { return "Warning" }
+        if facts.isHot || facts.isCold { return "Info" }
+        return "Idle"
+    }
+
+    private static func i3statusRust(_ facts: ReportFacts) -> String {
+        let text = Escape.oneLine(facts.barText)
+        let short =
+            facts.report.status == .ok
+            ? Escape.oneLine((facts.temperatureText ?? facts.glyph ?? text) + facts.staleMark) : text
+        return "{\"icon\":\"\",\"state\":" + Escape.json(i3statusRustState(facts)) + ",\"text\":" + Escape.json(text)
+            + ",\"short_text\":" + Escape.json(short) + "}"
+    }
+
+    // MARK: Text and templates
+
+    /// `Bromsgrove ☁️ 11.8°C, feels 10°C, ↓8 ↑12`, with ` (stale 3 h)` when stale.
+    private static func textLine(_ facts: ReportFacts) -> String {
+        let report = facts.report
+        guard report.status == .ok else {
+            return [facts.placeName, facts.stateText].compactMap { $0 }.joined(separator: " ")
+        }
+        var head = [facts.placeName, facts.glyph].compactMap { $0 }
+        if let t = facts.temperature {
+            head.append(Format.number(t, places: 1) + report.units.temperature)
+        } else if let condition = facts.condition {
+            head.append(condition.text)
+        }
+        var parts = [head.joined(separator: " ")]
+        if let feels = facts.feelsText { parts.append("feels " + feels) }
+        let range = [
+            facts.today?.temperatureMin.map { "↓" + Format.number($0, places: 0) },
+            facts.today?.temperatureMax.map { "↑" + Format.number($0, places: 0) },
+        ].compactMap { $0 }
+        if !range.isEmpty { parts.append(range.joined(separator: " ")) }
+        return parts.filter { !$0.isEmpty }.joined(separator: ", ") + facts.staleSuffix
+    }
+
+    /// A template describes weather: without any (no location, locating, no forecast) the short state
+    /// is shown instead, and a template that renders only blanks falls back to the bar text.
+    private static func template(_ facts: ReportFacts) -> String {
+        guard facts.report.status == .ok else { return facts.stateText }
+        let text = (facts.options.template ?? Template.standard).render(facts)
+        return text.allSatisfy(\.isWhitespace) ? facts.barText : text
+    }
+
+    static func trimmed(_ text: String) -> String {
+        var text = text
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        let columns = TextWidth.columns(text)
+        return columns >= width ? text : text + String(repeating: " ", count: width - columns)
+    }
+}
