@@ -13,12 +13,12 @@ shared data lives); OUTPUT defaults to Sources/Gazetteer/Resources/gazetteer.bin
 repository. The same input always gives the same bytes: there is no timestamp in the file
 and every ordering is total.
 
-File format, version 1 (all integers little-endian; every section starts at a multiple of
+File format, version 2 (all integers little-endian; every section starts at a multiple of
 16 bytes; N = place count, R = region count):
 
     header, 128 bytes:
         0   8  magic b"FCGAZET\\x00"
-        8   4  format version (1)
+        8   4  format version (2)
         12  4  header length (128)
         16  8  file length in bytes
         24  4  CRC-32 (zlib) of every byte after the header
@@ -29,9 +29,12 @@ File format, version 1 (all integers little-endian; every section starts at a mu
         44  4  coordinate scale exponent E (30): unit vectors are stored as round(v * 2^E)
         48  8  reserved (0)
         56 .. 128: eighteen UInt32 section offsets, in this order, unused ones 0:
-            nodes    N x 16 bytes: the k-d tree, the only part a search reads
+            nodes    N x 16 bytes: the k-d tree, the only part a nearest search reads
                      Int32 x, y, z   the place's unit vector times 2^E, rounded
-                     Int32 axis      the node's split axis (0 = x, 1 = y, 2 = z)
+                     UInt32 split    bits 0-1: the node's split axis (0 = x, 1 = y, 2 = z);
+                                     bits 2-31: the largest population in the node's subtree
+                                     (itself included), which lets a search for the cities
+                                     whose area may cover a point skip subtrees of villages
             records  N x 16 bytes, read only for the place found
                      UInt32 name     string reference of the place's name
                      UInt32 population
@@ -41,7 +44,14 @@ File format, version 1 (all integers little-endian; every section starts at a mu
                      UInt32 admin1, time zone, country name: string references
                      2 bytes ISO 3166-1 country code (ASCII), 2 bytes zero
             strings  UTF-8 bytes, each distinct string once: the attribution, then region
-                     strings, then place names
+                     strings, then place names, then folded names
+            names    N x 8 bytes, the name index, sorted by folded name (bytewise), then by
+                     population, largest first, then by GeoNames id
+                     UInt32 folded   string reference of the place's folded name
+                     UInt32 place    index of the place (node and record)
+            region keys  R x 8 bytes, for matching a search's qualifier without folding
+                     UInt32 admin1   string reference of the region's folded admin1 name
+                     UInt32 country  string reference of the region's folded country name
 
     Record i describes node i. Keeping what a search reads apart from what it returns, and
     each in one 16-byte unit, means a lookup touches as few cache lines and pages as it can.
@@ -49,16 +59,13 @@ File format, version 1 (all integers little-endian; every section starts at a mu
     A string reference is offset << 8 | length (strings are at most 255 bytes; the table
     is at most 16 MiB).
 
-The vectors are the only coordinates stored. At 2^-30 they place a point within about 6 mm,
-so rounding the latitude and longitude computed from a vector to 1e-5 degrees gives back the
-source's value exactly; this script checks that for every place and fails otherwise.
-
-Places are stored as an implicit balanced k-d tree over the quantised unit vectors: the
-node of a range [lo, hi) is at mid = lo + (hi - lo) // 2, its left subtree is [lo, mid)
-and its right subtree [mid + 1, hi). Each node splits on the axis where its range spreads
-most; places in the left subtree have a coordinate <= the node's on that axis, those in
-the right subtree >=. Chord distance between unit vectors grows with great-circle distance,
-so the nearest in 3-D is the nearest on the sphere.
+Folding (`fold` below; Sources/Gazetteer/NameFolding.swift does the same to a query, and a
+test checks that every place is found by its own name): Unicode NFKD; nonspacing marks
+dropped (São -> Sao); each code point lower-cased on its own; letters that do not decompose
+spelled out (ß -> ss, æ -> ae, ø -> o, œ -> oe, ł -> l, đ/ð -> d, þ -> th, ı -> i, ...);
+apostrophes and the Catalan middle dot dropped (St. John's -> st johns); every other code
+point that is not a letter, digit or mark becomes a space; runs of spaces become one, and
+the ends are trimmed (Saint-Ouen -> saint ouen).
 
 Place data: GeoNames (https://www.geonames.org/), CC BY 4.0.
 """
@@ -70,12 +77,13 @@ import gzip
 import math
 import struct
 import sys
+import unicodedata
 import zlib
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 MAGIC = b"FCGAZET\x00"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 HEADER_LENGTH = 128
 SCALE_EXPONENT = 30
 SCALE = float(1 << SCALE_EXPONENT)
@@ -86,6 +94,16 @@ ATTRIBUTION = "Place data from GeoNames (geonames.org), CC BY 4.0"
 REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_GEODATA = REPOSITORY.parent / "shared" / "geodata"
 DEFAULT_OUTPUT = REPOSITORY / "Sources" / "Gazetteer" / "Resources" / "gazetteer.bin"
+
+# Letters that NFKD leaves alone, spelled the way English-language maps write them.
+SPELLED_OUT = {
+    "ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th",
+    "ı": "i", "ħ": "h", "ŧ": "t", "ŋ": "ng", "ĸ": "k",
+}
+# Dropped rather than turned into a space, so that "St. John's" folds like "St Johns".
+DROPPED = {"'", "\u2018", "\u2019", "\u02bb", "\u02bc", "\u02be", "\u02bf", "`", "\u00b4", "\u00b7"}
+# A population must leave the node's two axis bits free.
+POPULATION_LIMIT = 1 << 30
 
 CITIES_COLUMNS = ["geonameid", "name", "latitude", "longitude", "country_code", "admin1", "population", "timezone"]
 
@@ -189,6 +207,26 @@ def check_round_trip(place: dict) -> None:
         )
 
 
+def fold(text: str) -> str:
+    """The form names are compared in: no accents, no case, no punctuation (see the docstring)."""
+    pieces = []
+    for character in unicodedata.normalize("NFKD", text):
+        if unicodedata.category(character) == "Mn":
+            continue
+        # One code point at a time: str.lower() on the whole string turns a final capital sigma
+        # into a final small sigma from its context, which Swift's per-scalar mapping does not.
+        for lower in character.lower():
+            if lower in DROPPED:
+                continue
+            if lower in SPELLED_OUT:
+                pieces.append(SPELLED_OUT[lower])
+            elif unicodedata.category(lower)[0] in "LNM":
+                pieces.append(lower)
+            else:
+                pieces.append(" ")
+    return " ".join("".join(pieces).split())
+
+
 class StringTable:
     """Each distinct string once, in first-use order (which is deterministic)."""
 
@@ -210,11 +248,16 @@ class StringTable:
         return offset << 8 | len(encoded)
 
 
-def build_tree(places: list[dict]) -> tuple[list[dict], list[int]]:
-    """Orders places as an implicit balanced k-d tree; returns them and each node's axis."""
+def build_tree(places: list[dict]) -> tuple[list[dict], list[int], list[int]]:
+    """Orders places as an implicit balanced k-d tree.
+
+    Returns the places in node order, each node's split axis and the largest population in
+    each node's subtree.
+    """
     count = len(places)
     ordered: list[dict | None] = [None] * count
     axes = [0] * count
+    largest = [0] * count
 
     def place_range(members: list[dict], lo: int) -> None:
         # An explicit stack keeps deep ranges off Python's recursion limit.
@@ -225,6 +268,7 @@ def build_tree(places: list[dict]) -> tuple[list[dict], list[int]]:
                 continue
             if len(members) == 1:
                 ordered[lo] = members[0]
+                largest[lo] = members[0]["population"]
                 continue
             spreads = []
             for axis in range(3):
@@ -235,11 +279,12 @@ def build_tree(places: list[dict]) -> tuple[list[dict], list[int]]:
             mid = len(members) // 2
             ordered[lo + mid] = members[mid]
             axes[lo + mid] = axis
+            largest[lo + mid] = max(place["population"] for place in members)
             stack.append((members[:mid], lo))
             stack.append((members[mid + 1 :], lo + mid + 1))
 
     place_range(places, 0)
-    return ordered, axes  # type: ignore[return-value]
+    return ordered, axes, largest  # type: ignore[return-value]
 
 
 def padded(data: bytes) -> bytes:
@@ -256,10 +301,12 @@ def build(geodata: Path) -> bytes:
     for place in places:
         place["vector"] = unit_vector(place["lat"], place["lon"])
         check_round_trip(place)
-        if not 0 <= place["population"] < 1 << 32 or not 0 <= place["id"] < 1 << 32:
-            raise InputError(f"geonameid {place['id']}: population or id does not fit 32 bits")
+        if not 0 <= place["population"] < POPULATION_LIMIT:
+            raise InputError(f"geonameid {place['id']}: population {place['population']} is not below 2^30")
+        if not 0 <= place["id"] < 1 << 32:
+            raise InputError(f"geonameid {place['id']}: the id does not fit 32 bits")
 
-    ordered, axes = build_tree(places)
+    ordered, axes, largest = build_tree(places)
 
     # First-use order puts the few region strings together at the start of the table, where
     # lookups all over the world share their pages.
@@ -278,7 +325,9 @@ def build(geodata: Path) -> bytes:
         )
         for country, admin1, timezone in region_keys
     )
-    nodes = b"".join(struct.pack("<iiii", *place["vector"], axis) for place, axis in zip(ordered, axes))
+    nodes = b"".join(
+        struct.pack("<iiiI", *place["vector"], most << 2 | axis) for place, axis, most in zip(ordered, axes, largest)
+    )
     records = b"".join(
         struct.pack(
             "<IIII",
@@ -290,9 +339,21 @@ def build(geodata: Path) -> bytes:
         for place in ordered
     )
 
+    # Folded strings come last in the table, after every name a lookup decodes.
+    folded = [fold(place["name"]) for place in ordered]
+    order = sorted(
+        range(len(ordered)),
+        key=lambda index: (folded[index].encode("utf-8"), -ordered[index]["population"], ordered[index]["id"]),
+    )
+    names = b"".join(struct.pack("<II", strings.reference(folded[index]), index) for index in order)
+    region_folds = b"".join(
+        struct.pack("<II", strings.reference(fold(admin1)), strings.reference(fold(countries[country])))
+        for country, admin1, _ in region_keys
+    )
+
     body = bytearray()
     offsets = []
-    for section in (nodes, records, regions, bytes(strings.data)):
+    for section in (nodes, records, regions, bytes(strings.data), names, region_folds):
         offsets.append(HEADER_LENGTH + len(body))
         body += padded(section)
     file_length = HEADER_LENGTH + len(body)

@@ -1,7 +1,9 @@
 import ForecastModel
 import Foundation
 
-/// The offline GeoNames gazetteer: names the populated place nearest to a coordinate.
+/// The offline GeoNames gazetteer: names the populated place nearest to a coordinate, the city a
+/// person would name there (`placeForPeople(at:rule:)`), and finds places by name (`search(_:limit:)`,
+/// `resolve(_:)`).
 ///
 /// The data file (gazetteer.bin, built by scripts/build-gazetteer.py from GeoNames' cities1000)
 /// is mapped read-only, not read: opening checks only the header, and a lookup touches a few
@@ -86,7 +88,8 @@ public final class Gazetteer: PlaceNaming, Sendable {
         return search.bestIndex
     }
 
-    private func scaledUnitVector(_ coordinate: Coordinate) -> (x: Double, y: Double, z: Double)? {
+    /// The coordinate's unit vector in the stored scale, or nil for an impossible coordinate.
+    func scaledUnitVector(_ coordinate: Coordinate) -> (x: Double, y: Double, z: Double)? {
         let latitude = coordinate.latitude
         let longitude = coordinate.longitude
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {

@@ -1,11 +1,11 @@
-/// The layout of gazetteer.bin, version 1, as written by scripts/build-gazetteer.py.
+/// The layout of gazetteer.bin, version 2, as written by scripts/build-gazetteer.py.
 ///
 /// The script's docstring is the format's full description. Everything is little-endian and
 /// every section starts at a multiple of 16 bytes, so a page-aligned mapping can be read
 /// through typed pointers in place.
 enum GazetteerFormat {
     static let magic: [UInt8] = Array("FCGAZET\u{0}".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerLength = 128
 
     // Header field offsets.
@@ -22,10 +22,16 @@ enum GazetteerFormat {
 
     /// Nodes, records and regions are each four 32-bit words.
     static let wordsPerEntry = 4
+    /// Name-index entries and region keys are each two 32-bit words.
+    static let wordsPerKey = 2
+    /// The low bits of a node's fourth word that hold its split axis; the rest hold the largest
+    /// population in its subtree.
+    static let axisMask: UInt32 = 0b11
+    static let axisBits: UInt32 = 2
 
     /// The sections in the order of the header's offset table.
     enum Section: Int, CaseIterable, CustomStringConvertible {
-        case nodes, records, regions, strings
+        case nodes, records, regions, strings, names, regionKeys
 
         var description: String {
             switch self {
@@ -33,6 +39,8 @@ enum GazetteerFormat {
             case .records: "records"
             case .regions: "regions"
             case .strings: "strings"
+            case .names: "names"
+            case .regionKeys: "region keys"
             }
         }
     }
@@ -52,13 +60,18 @@ struct GazetteerTables: @unchecked Sendable {
     let checksum: UInt32
     let attributionReference: UInt32
 
-    /// Per place: x, y, z of the scaled unit vector and the k-d tree split axis.
+    /// Per place: x, y, z of the scaled unit vector and the k-d tree split axis (low two bits)
+    /// with the largest population in the node's subtree (the other 30).
     let nodes: UnsafePointer<Int32>
     /// Per place: name reference, population, GeoNames id, region index.
     let records: UnsafePointer<UInt32>
     /// Per region: admin1, time zone and country name references, then the country code's bytes.
     let regions: UnsafePointer<UInt32>
     let strings: UnsafeRawBufferPointer
+    /// The name index, sorted by folded name: per entry the folded name's reference and the place.
+    let names: UnsafePointer<UInt32>
+    /// Per region: the references of its folded admin1 and folded country names.
+    let regionKeys: UnsafePointer<UInt32>
     /// Everything after the header: what the checksum covers.
     let body: UnsafeRawBufferPointer
 
@@ -118,6 +131,8 @@ struct GazetteerTables: @unchecked Sendable {
             case .nodes, .records: length = count * entryLength
             case .regions: length = regionCount * entryLength
             case .strings: length = stringLength
+            case .names: length = count * GazetteerFormat.wordsPerKey * 4
+            case .regionKeys: length = regionCount * GazetteerFormat.wordsPerKey * 4
             }
             let start = Int(uint32(GazetteerFormat.sectionTableOffset + 4 * section.rawValue))
             guard start >= headerLength, start % 16 == 0, start <= bytes.count, length <= bytes.count - start else {
@@ -128,14 +143,14 @@ struct GazetteerTables: @unchecked Sendable {
         }
 
         let base = bytes.baseAddress!
-        func words<T>(_ section: GazetteerFormat.Section, _ type: T.Type, entries: Int) -> UnsafePointer<T> {
-            UnsafePointer(
-                base.advanced(by: starts[section.rawValue])
-                    .bindMemory(to: type, capacity: entries * GazetteerFormat.wordsPerEntry))
+        func words<T>(_ section: GazetteerFormat.Section, _ type: T.Type, count: Int) -> UnsafePointer<T> {
+            UnsafePointer(base.advanced(by: starts[section.rawValue]).bindMemory(to: type, capacity: count))
         }
-        nodes = words(.nodes, Int32.self, entries: count)
-        records = words(.records, UInt32.self, entries: count)
-        regions = words(.regions, UInt32.self, entries: regionCount)
+        nodes = words(.nodes, Int32.self, count: count * GazetteerFormat.wordsPerEntry)
+        records = words(.records, UInt32.self, count: count * GazetteerFormat.wordsPerEntry)
+        regions = words(.regions, UInt32.self, count: regionCount * GazetteerFormat.wordsPerEntry)
+        names = words(.names, UInt32.self, count: count * GazetteerFormat.wordsPerKey)
+        regionKeys = words(.regionKeys, UInt32.self, count: regionCount * GazetteerFormat.wordsPerKey)
         strings = UnsafeRawBufferPointer(
             start: base.advanced(by: starts[GazetteerFormat.Section.strings.rawValue]), count: stringLength)
         body = UnsafeRawBufferPointer(rebasing: bytes[headerLength...])
@@ -162,6 +177,35 @@ struct GazetteerTables: @unchecked Sendable {
     func record(_ index: Int) -> (name: UInt32, population: UInt32, geonameID: UInt32, region: Int) {
         let entry = records + GazetteerFormat.wordsPerEntry * index
         return (entry[0], entry[1], entry[2], Int(entry[3]))
+    }
+
+    /// A node's split axis (0, 1 or 2 in a sound file) and the largest population in its subtree.
+    @inline(__always)
+    func split(_ index: Int) -> (axis: Int, largestPopulation: UInt32) {
+        let word = UInt32(bitPattern: nodes[GazetteerFormat.wordsPerEntry * index + 3])
+        return (Int(word & GazetteerFormat.axisMask), word >> GazetteerFormat.axisBits)
+    }
+
+    /// The name-index entry at `position`: the folded name's reference and the place's index.
+    @inline(__always)
+    func nameEntry(_ position: Int) -> (folded: UInt32, place: Int) {
+        let entry = names + GazetteerFormat.wordsPerKey * position
+        return (entry[0], Int(entry[1]))
+    }
+
+    /// A region's folded admin1 and folded country-name references.
+    @inline(__always)
+    func regionKey(_ index: Int) -> (admin1: UInt32, country: UInt32) {
+        let entry = regionKeys + GazetteerFormat.wordsPerKey * index
+        return (entry[0], entry[1])
+    }
+
+    /// The bytes a string reference names, or nil when it points outside the table.
+    @inline(__always)
+    func bytes(_ reference: UInt32) -> UnsafeRawBufferPointer? {
+        guard isValid(reference) else { return nil }
+        let offset = Int(reference >> 8)
+        return UnsafeRawBufferPointer(rebasing: strings[offset..<offset + Int(reference & 0xFF)])
     }
 
     /// A region's admin1, time-zone and country-name references and its country code, or nil

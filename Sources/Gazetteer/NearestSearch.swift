@@ -2,7 +2,8 @@
 ///
 /// The node of the index range [lo, hi) sits at lo + (hi - lo) / 2, with its left subtree in
 /// [lo, mid) and its right subtree in [mid + 1, hi); each node is four Int32 words, the scaled
-/// unit vector's x, y, z and the coordinate the node splits on (0, 1 or 2).
+/// unit vector's x, y, z and a word whose low two bits are the coordinate the node splits on
+/// (0, 1 or 2).
 /// Distances are squared chords in the stored scale (2^30 per unit), computed in Double from the
 /// exact stored integers. Pruning compares with `>` only, so a place at exactly the best distance
 /// is still visited and the lower index wins the tie, as in `bruteForce`: both give the same answer.
@@ -65,7 +66,7 @@ struct NearestSearch {
             var farOffsets = offsets
             let split: Double
             // A corrupt axis byte must not index outside (dx, dy, dz); it only spoils the answer.
-            switch point[3] {
+            switch point[3] & Int32(GazetteerFormat.axisMask) {
             case 0:
                 split = dx
                 farOffsets.x = dx

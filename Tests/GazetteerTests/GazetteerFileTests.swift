@@ -91,8 +91,12 @@ struct GazetteerFileTests {
 
     @Test("a file of another format version is refused, naming both versions")
     func otherVersion() throws {
-        try expectInvalid("format version 2, but this build reads version 1 only") { data in
-            Self.setUInt32(2, at: GazetteerFormat.versionOffset, in: &data)
+        try expectInvalid("format version 3, but this build reads version 2 only") { data in
+            Self.setUInt32(3, at: GazetteerFormat.versionOffset, in: &data)
+        }
+        // Version 1 had no name index.
+        try expectInvalid("format version 1, but this build reads version 2 only") { data in
+            Self.setUInt32(1, at: GazetteerFormat.versionOffset, in: &data)
         }
     }
 
@@ -146,6 +150,49 @@ struct GazetteerFileTests {
         let error = try #require(throws: GazetteerError.self) { try gazetteer.verify() }
         #expect(String(describing: error).contains("place \(index)'s name reference points outside the string table"))
         #expect(String(describing: error).contains(path))
+    }
+
+    /// The shipped file with the 32-bit word at `offset(sectionStart)` replaced and the checksum
+    /// fixed, so that verify() gets past the checksum to the structural checks.
+    private func expectVerifyFailure(
+        _ problem: String, section: GazetteerFormat.Section, sourceLocation: SourceLocation = #_sourceLocation,
+        edit: (_ sectionStart: Int, inout Data) -> Void
+    ) throws {
+        let slot = GazetteerFormat.sectionTableOffset + 4 * section.rawValue
+        let start = Int(
+            try Data(contentsOf: shippedDataURL).withUnsafeBytes {
+                $0.loadUnaligned(fromByteOffset: slot, as: UInt32.self)
+            })
+        let (result, _, directory) = try open { data in
+            edit(start, &data)
+            let checksum = data.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[128...])) }
+            Self.setUInt32(checksum, at: GazetteerFormat.checksumOffset, in: &data)
+        }
+        defer { withExtendedLifetime(directory) {} }
+        let gazetteer = try result.get()
+        let error = try #require(throws: GazetteerError.self, sourceLocation: sourceLocation) { try gazetteer.verify() }
+        #expect(String(describing: error).contains(problem), "\(error)", sourceLocation: sourceLocation)
+    }
+
+    @Test("verify() finds a wrong subtree population, which would hide a city from the naming rule")
+    func wrongSubtreePopulation() throws {
+        // The root node (the middle one) holds the largest population of all: Shanghai's.
+        let root = try openShipped().count / 2
+        try expectVerifyFailure("place \(root)'s subtree population is 1000", section: .nodes) { start, data in
+            Self.setUInt32(1000 << 2 | 0, at: start + 16 * root + 12, in: &data)
+        }
+    }
+
+    @Test("verify() finds a name index out of order")
+    func nameIndexOrder() throws {
+        try expectVerifyFailure("name index entry", section: .names) { start, data in
+            // Swap the first entry's folded name with the last one's.
+            let first = data.subdata(in: start..<start + 4)
+            let lastOffset = start + 8 * (170_391 - 1)
+            let last = data.subdata(in: lastOffset..<lastOffset + 4)
+            data.replaceSubrange(start..<start + 4, with: last)
+            data.replaceSubrange(lastOffset..<lastOffset + 4, with: first)
+        }
     }
 
     @Test("a missing file or a directory is refused, naming it")

@@ -39,6 +39,30 @@ func randomPoints(_ count: Int, seed: UInt64) -> [Coordinate] {
     }
 }
 
+/// Walks round a list of queries across measured iterations.
+final class QueryCursor: @unchecked Sendable {
+    // Unchecked: the harness runs one benchmark at a time on one thread.
+    private let queries: [String]
+    private var next = 0
+
+    init(_ queries: [String]) {
+        self.queries = queries
+    }
+
+    func advance() -> String {
+        let query = queries[next]
+        next = next + 1 == queries.count ? 0 : next + 1
+        return query
+    }
+}
+
+/// What people type into `forecastctl pin` and `cities add`: plain, accented and unaccented,
+/// qualified, partial, ambiguous and unknown names.
+let typedNames = [
+    "Paris", "Paris, FR", "Paris, Texas", "Paris, TX", "São Paulo", "Sao Paulo", "Hamilton", "London, UK",
+    "Madrid", "Zurich", "Malmo", "Frankfurt", "New York City", "Saint-Ouen", "Oulu", "Atlantisville",
+]
+
 /// Walks round a list of points across measured iterations, so that each one-lookup sample asks
 /// about the next point rather than the same one again.
 final class PointCursor: @unchecked Sendable {
@@ -143,6 +167,59 @@ let benchmarks: @Sendable () -> Void = {
         benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(gazetteer.nearestPlace(to: batchCursor.advance()))
+        }
+    }
+
+    // Name search: one query per sample, walking through `typedNames`.
+    let oneQuery = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
+
+    let searchCursor = QueryCursor(typedNames)
+    Benchmark("Name search, one query (16 typed names in turn, up to 10 results)", configuration: oneQuery) {
+        benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.search(searchCursor.advance()))
+        }
+    }
+
+    Benchmark("Name search, one query (\"Paris\", 10 results)", configuration: oneQuery) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.search("Paris"))
+        }
+    }
+
+    Benchmark("Name search, one query (\"Paris, TX\", qualified)", configuration: oneQuery) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.search("Paris, TX"))
+        }
+    }
+
+    Benchmark("Name search, one query (\"S\", widest prefix)", configuration: oneQuery) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.search("S"))
+        }
+    }
+
+    let resolveCursor = QueryCursor(typedNames)
+    Benchmark("Name resolve, one query (16 typed names in turn)", configuration: oneQuery) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.resolve(resolveCursor.advance()))
+        }
+    }
+
+    // The name a person would use: the nearest search plus the search for covering cities.
+    let peopleNearCursor = PointCursor(nearPlaces)
+    Benchmark("Place for people (.city), one lookup (near a populated place)", configuration: oneLookup) {
+        benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.placeForPeople(at: peopleNearCursor.advance(), rule: .city))
+        }
+    }
+
+    let peopleRandomCursor = PointCursor(points)
+    Benchmark("Place for people (.city), one lookup (random point)", configuration: oneLookup) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(gazetteer.placeForPeople(at: peopleRandomCursor.advance(), rule: .city))
         }
     }
 

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// The repository's root, found from this file's real path (a development package may link to it).
+private let repositoryURL = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+    .deletingLastPathComponent()  // GazetteerTests
+    .deletingLastPathComponent()  // Tests
+    .deletingLastPathComponent()
+
+/// The GeoNames extract the script reads by default: ../shared/geodata beside the repository.
+private let geodataURL = repositoryURL.deletingLastPathComponent().appendingPathComponent("shared/geodata")
+
+private let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
+
+@Suite("Build script")
+struct BuildScriptTests {
+    @Test(
+        "scripts/build-gazetteer.py rebuilds the shipped file byte for byte",
+        .enabled(if: python != nil, "needs python3"),
+        .enabled(
+            if: FileManager.default.fileExists(atPath: geodataURL.appendingPathComponent("cities1000.tsv.gz").path),
+            "needs the GeoNames extract in ../shared/geodata"),
+        .timeLimit(.minutes(2))
+    )
+    func reproducible() throws {
+        let directory = try TemporaryDirectory()
+        let output = directory.url.appendingPathComponent("rebuilt.bin")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python!)
+        process.arguments = [
+            repositoryURL.appendingPathComponent("scripts/build-gazetteer.py").path, geodataURL.path, "-o", output.path,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
+        let rebuilt = try Data(contentsOf: output)
+        let shipped = try Data(contentsOf: shippedDataURL)
+        #expect(rebuilt.count == shipped.count)
+        #expect(rebuilt == shipped, "the shipped gazetteer.bin is not what the script builds from ../shared/geodata")
+    }
+}
