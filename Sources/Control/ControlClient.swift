@@ -33,8 +33,10 @@ public final class ControlClient {
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(socketPath.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        // No close(fd) on the failure paths below: once every stored property is set, a throwing
+        // initialiser still runs deinit, which closes it. Closing twice could close a descriptor
+        // that another thread has just been given.
         guard pathBytes.count < capacity else {
-            close(fd)
             throw ControlClientError(description: "\(socketPath): socket path is longer than \(capacity - 1) bytes", daemonNotRunning: false)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -48,7 +50,6 @@ public final class ControlClient {
         }
         if result != 0 {
             let code = errno
-            close(fd)
             let notRunning = code == ENOENT || code == ECONNREFUSED
             let reason = notRunning ? "forecastd is not running (no one listens there)" : String(cString: strerror(code))
             throw ControlClientError(description: "\(socketPath): \(reason)", daemonNotRunning: notRunning)
@@ -56,12 +57,13 @@ public final class ControlClient {
         let line = try readLine()
         greeting = try? JSONDecoder().decode(Greeting.self, from: Data(line.utf8))
         if greeting == nil {
-            close(fd)
             throw ControlClientError(description: "\(socketPath): unexpected greeting \(line.prefix(80))", daemonNotRunning: false)
         }
     }
 
-    deinit { close(fd) }
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
 
     /// Sends one request line and returns the answer line.
     public func request(_ line: String) throws(ControlClientError) -> String {

@@ -1,7 +1,10 @@
-/// The socket protocol forecastd speaks: newline-delimited JSON, as gpsd does.
+import Foundation
+
+/// The socket protocol forecastd speaks, version 1: newline-delimited JSON, as gpsd does.
 ///
-/// On connect the daemon sends a greeting line (``Greeting``). A client then sends request lines;
-/// `report` answers with the current report as one JSON line. Failures answer with an
+/// See `docs/protocol.md`. On connect the daemon sends a greeting line (``Greeting``). A client then
+/// sends request lines, either a plain line (`report`, `watch format=waybar`, `units imperial`) or
+/// a JSON object (`{"request":"watch","format":"waybar"}`). Failures answer with an
 /// `{"class":"ERROR","message":...}` line and the connection stays open.
 public enum ControlProtocol {
     /// Version of the protocol the greeting announces.
@@ -9,6 +12,10 @@ public enum ControlProtocol {
     /// Longest request line the daemon reads; a longer line is answered with an error and the
     /// connection closed, so a misbehaving client cannot make the daemon buffer without end.
     public static let maxRequestLength = 1024
+    /// Every request the daemon knows.
+    public static let requests = ["report", "watch", "refresh", "status", "units", "pin", "unpin", "mode", "reload"]
+    /// Requests that change settings: accepted only from the daemon's own user or root.
+    public static let settingRequests: Set<String> = ["units", "pin", "unpin", "mode", "reload", "refresh"]
 }
 
 /// The version of forecastd and forecastctl, from one place.
@@ -34,4 +41,135 @@ public struct ControlErrorMessage: Codable, Sendable, Hashable {
     public var message: String
 
     public init(message: String) { self.message = message }
+}
+
+/// A generic answer to requests that do something: `{"class":"SETTINGS","ok":true,"message":"…"}`.
+public struct ControlAnswer: Codable, Sendable, Hashable {
+    public var `class`: String
+    public var ok: Bool
+    public var message: String
+
+    public init(class: String, ok: Bool, message: String) {
+        self.class = `class`
+        self.ok = ok
+        self.message = message
+    }
+}
+
+/// One request, from a plain line or a JSON object.
+public struct ControlRequest: Codable, Sendable, Hashable {
+    /// The request word, lowercased (`report`, `watch`, …).
+    public var request: String
+    /// The argument of `units`, `pin` and `mode` (`imperial`, `48.85,2.35`, `auto`).
+    public var value: String?
+    /// A name for `pin`.
+    public var name: String?
+    /// Output format for `report` and `watch` (`json` by default).
+    public var format: String?
+    /// Icon set for text formats.
+    public var icons: String?
+    /// Template for `format=template`.
+    public var template: String?
+
+    public init(
+        request: String, value: String? = nil, name: String? = nil, format: String? = nil, icons: String? = nil,
+        template: String? = nil
+    ) {
+        self.request = request
+        self.value = value
+        self.name = name
+        self.format = format
+        self.icons = icons
+        self.template = template
+    }
+
+    /// The request as a line to send (JSON, so any value survives).
+    public var line: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// Parses a request line. Plain lines are `WORD [VALUE…] [key=value…]` with keys `format`,
+    /// `icons`, `name` and `template`; JSON lines are objects with a `request` member.
+    public static func parse(_ line: String) throws(ControlRequestError) -> ControlRequest {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("{") {
+            guard let data = trimmed.data(using: .utf8),
+                var request = try? JSONDecoder().decode(ControlRequest.self, from: data)
+            else {
+                throw ControlRequestError("not a valid request object: expected {\"request\": \"report\", …}")
+            }
+            request.request = request.request.lowercased()
+            try request.check()
+            return request
+        }
+        var words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard !words.isEmpty else { throw ControlRequestError("empty request") }
+        var request = ControlRequest(request: words.removeFirst().lowercased())
+        var values: [String] = []
+        for word in words {
+            if let equals = word.firstIndex(of: "="), ["format", "icons", "name", "template"].contains(word[..<equals].lowercased()) {
+                let key = word[..<equals].lowercased()
+                let value = String(word[word.index(after: equals)...])
+                switch key {
+                case "format": request.format = value
+                case "icons": request.icons = value
+                case "name": request.name = value
+                default: request.template = value
+                }
+            } else {
+                values.append(word)
+            }
+        }
+        if !values.isEmpty { request.value = values.joined(separator: " ") }
+        try request.check()
+        return request
+    }
+
+    private func check() throws(ControlRequestError) {
+        guard ControlProtocol.requests.contains(request) else {
+            throw ControlRequestError(
+                "unknown request \"\(request.prefix(40))\" (allowed: \(ControlProtocol.requests.joined(separator: ", ")))")
+        }
+    }
+}
+
+/// Why a request line could not be understood.
+public struct ControlRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The daemon's health, the answer to `status`.
+public struct DaemonStatus: Codable, Sendable, Hashable {
+    public var `class` = "STATUS"
+    public var release: String
+    public var uptimeSeconds: Int
+    public var clients: Int
+    public var watchers: Int
+    public var reportStatus: String
+    public var stale: Bool
+    public var locationSource: String?
+    public var locationReason: String
+    public var lastRefresh: String?
+    public var provider: String?
+    public var errors: [String]
+
+    public init(
+        release: String, uptimeSeconds: Int, clients: Int, watchers: Int, reportStatus: String, stale: Bool,
+        locationSource: String?, locationReason: String, lastRefresh: String?, provider: String?, errors: [String]
+    ) {
+        self.release = release
+        self.uptimeSeconds = uptimeSeconds
+        self.clients = clients
+        self.watchers = watchers
+        self.reportStatus = reportStatus
+        self.stale = stale
+        self.locationSource = locationSource
+        self.locationReason = locationReason
+        self.lastRefresh = lastRefresh
+        self.provider = provider
+        self.errors = errors
+    }
 }

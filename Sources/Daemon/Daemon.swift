@@ -11,7 +11,7 @@ import Settings
 import WeatherProviders
 
 /// Wires the daemon's parts together and runs them under one ServiceGroup until SIGTERM or SIGINT.
-public struct Daemon {
+public struct Daemon: Sendable {
     public let settings: Settings
     public let settingsPath: String?
     public let explicitSettingsPath: String?
@@ -37,6 +37,34 @@ public struct Daemon {
 
     /// The User-Agent forecastd sends to every service.
     public static let userAgent = "forecastd/\(ForecastdVersion.current) (weather daemon for status bars)"
+
+    /// The weather services in the settings' order, behind one failover chain.
+    static func providerChain(
+        _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
+    ) -> ProviderChain {
+        let providers: [any WeatherProvider] = settings.effectiveOrder.compactMap { name in
+            switch name {
+            case .openMeteo:
+                return OpenMeteoProvider(
+                    url: settings.openMeteo.url, httpClient: httpClient, timeout: settings.openMeteo.timeout,
+                    userAgent: userAgent, logger: logger)
+            case .metNorway:
+                return MetNorwayProvider(
+                    url: settings.metNorway.url, version: ForecastdVersion.current, contact: settings.metNorway.contact,
+                    httpClient: httpClient, timeout: settings.metNorway.timeout, logger: logger,
+                    // MET Norway answers in UTC: its days are cut in the place's own time zone.
+                    timeZone: { coordinate in
+                        places?.nearestPlace(to: coordinate)?.timezone.flatMap { TimeZone(identifier: $0) }
+                    })
+            case .openWeatherMap:
+                guard let key = settings.openWeatherMap.apiKey else { return nil }
+                return OpenWeatherMapProvider(
+                    url: settings.openWeatherMap.url, apiKey: key.revealed, oneCall: settings.openWeatherMap.oneCall,
+                    httpClient: httpClient, timeout: settings.openWeatherMap.timeout, userAgent: userAgent, logger: logger)
+            }
+        }
+        return ProviderChain(providers: providers, coordinatePrecision: settings.coordinatePrecision, logger: logger)
+    }
 
     public func run() async throws {
         // Start-up code (argument parsing, settings, library initialisers) is done with: let only
@@ -71,24 +99,37 @@ public struct Daemon {
             initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
             isSystemService: isSystemService, state: state, logger: logger)
         let logger = self.logger
-        let userAgent = Self.userAgent
+        let places = self.places
+
+        var socketOptions = SocketService.Options()
+        socketOptions.maxClients = settings.output.maxClients
+        socketOptions.group = settings.output.socketGroup
+        socketOptions.hotCelsius = settings.display.hotCelsius
+        socketOptions.coldCelsius = settings.display.coldCelsius
+        socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
+        socketOptions.changeSettings = { request in
+            await SocketSettingsChange.apply(request, settingsPath: settingsPath, explicitPath: explicitSettingsPath, reloader: reloader)
+        }
 
         // Readers first, so they are up before the first report changes, and shut down last.
-        let parts: [any Service] = [
+        var parts: [any Service] = [
             StateService(store: store, state: state, logger: logger),
             StatusFileService(path: configuration.statusFile, state: state, logger: logger),
-            SocketService(
-                path: configuration.socketPath, state: state, logger: logger,
-                reload: { await reloader.reload(reason: "forecastctl reload") }),
+        ]
+        for file in settings.output.files {
+            parts.append(
+                StatusFileService(
+                    path: file.path, state: state, logger: logger,
+                    render: StatusFileService.renderer(for: file, display: settings.display)))
+        }
+        parts += [
+            SocketService(path: configuration.socketPath, state: state, logger: logger, options: socketOptions),
             SettingsService(reloader: reloader),
             LocationService(state: state) { gpsd in
                 GPSDLocationProvider(host: gpsd.host, port: gpsd.port, logger: logger)
             },
             ForecastService(state: state) { configuration in
-                OpenMeteoProvider(
-                    url: configuration.openMeteoURL, httpClient: httpClient,
-                    timeout: .milliseconds(Int64(configuration.providerTimeout * 1000)), userAgent: userAgent,
-                    logger: logger)
+                Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
             },
         ]
         // Whatever ends a service (a failure included), the others stop gracefully, never by

@@ -37,15 +37,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var gpsd: GPSD?
     public var maxFixAge: TimeInterval
     public var refreshDistanceKm: Double
-    public var openMeteoURL: URL
-    public var providerTimeout: TimeInterval
+    /// The weather services, their order and settings.
+    public var providers: Settings.Providers
     public var statusFile: String
     public var socketPath: String
 
     public init(
         units: UnitSystem, refreshInterval: TimeInterval, mode: Mode, pin: Pin?, gpsd: GPSD?, maxFixAge: TimeInterval,
-        refreshDistanceKm: Double, openMeteoURL: URL, providerTimeout: TimeInterval, statusFile: String,
-        socketPath: String
+        refreshDistanceKm: Double, providers: Settings.Providers, statusFile: String, socketPath: String
     ) {
         self.units = units
         self.refreshInterval = refreshInterval
@@ -54,14 +53,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.gpsd = gpsd
         self.maxFixAge = maxFixAge
         self.refreshDistanceKm = refreshDistanceKm
-        self.openMeteoURL = openMeteoURL
-        self.providerTimeout = providerTimeout
+        self.providers = providers
         self.statusFile = statusFile
         self.socketPath = socketPath
     }
-
-    /// What the forecast provider is built from: a change here builds a new one.
-    var providerSettings: [String] { [openMeteoURL.absoluteString, "\(providerTimeout)"] }
 
     /// A forecast older than this is marked stale: two refresh intervals leave room for one failed refresh.
     var staleAfter: TimeInterval { refreshInterval * 2 }
@@ -79,8 +74,7 @@ extension DaemonConfiguration {
                 ? GPSD(host: settings.location.gpsd.host, port: settings.location.gpsd.port) : nil,
             maxFixAge: TimeInterval(settings.location.gpsd.maxFixAgeSeconds),
             refreshDistanceKm: settings.location.refreshDistanceKm,
-            openMeteoURL: settings.providers.openMeteo.url,
-            providerTimeout: TimeInterval(settings.providers.openMeteo.timeoutSeconds),
+            providers: settings.providers,
             statusFile: settings.output.statusFile,
             socketPath: settings.output.socket)
     }

@@ -1,5 +1,6 @@
 import ForecastModel
 import Foundation
+import Control
 import Location
 import Logging
 import WeatherProviders
@@ -31,6 +32,9 @@ public actor ForecastState {
     // Forecast.
     private var forecastRequestedFor: Coordinate?
     private var failure: Failure?
+    /// A refresh asked for by a user (`forecastctl refresh`): fetch now, whatever the interval.
+    private var refreshForced = false
+    private var refreshWaiters: [CheckedContinuation<RefreshOutcome, Never>] = []
 
     // Settings.
     private var configurationProblems: [ReportError] = []
@@ -96,7 +100,7 @@ public actor ForecastState {
             gpsdAnswered = false
         }
         let locationChanged = old.pin != new.pin || old.mode != new.mode || old.gpsd != new.gpsd
-        let providerChanged = old.openMeteoURL != new.openMeteoURL || old.providerTimeout != new.providerTimeout
+        let providerChanged = old.providers != new.providers
         if locationChanged || providerChanged {
             // Fetch at once for the new position or provider, whatever the backoff of the old one said.
             forecastRequestedFor = nil
@@ -236,6 +240,10 @@ public actor ForecastState {
     /// Where a forecast should be fetched for now, or nil when none is due.
     public func dueFetch() -> Coordinate? {
         guard let target = inputs.fix?.coordinate else { return nil }
+        if refreshForced {
+            refreshForced = false
+            return target
+        }
         let now = clock()
         if let failure, now < failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)) { return nil }
         guard let forecast = inputs.forecast, let requested = forecastRequestedFor else { return target }
@@ -253,6 +261,38 @@ public actor ForecastState {
             delay = max(delay, Double(retryAfter.components.seconds))
         }
         return delay
+    }
+
+    /// Fetches the forecast now (a user asked) and returns when the fetch is done.
+    ///
+    /// A user may ask at most every 10 s: more would only hammer the provider.
+    public func refreshNow() async -> RefreshOutcome {
+        guard inputs.fix != nil else {
+            return RefreshOutcome(ok: false, message: "no position to fetch a forecast for")
+        }
+        if let failure, clock().timeIntervalSince(failure.lastAttempt) < 10 {
+            return RefreshOutcome(ok: false, message: "the last attempt failed moments ago: \(failure.error.message)")
+        }
+        refreshForced = true
+        refreshContinuation.yield()
+        return await withCheckedContinuation { refreshWaiters.append($0) }
+    }
+
+    private func finishRefreshWaiters(_ outcome: RefreshOutcome) {
+        let waiters = refreshWaiters
+        refreshWaiters = []
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    /// The daemon's health for the `status` request.
+    public func status(clients: Int, watchers: Int) -> DaemonStatus {
+        let now = clock()
+        return DaemonStatus(
+            release: ForecastdVersion.current, uptimeSeconds: Int(now.timeIntervalSince(startedAt)), clients: clients,
+            watchers: watchers, reportStatus: report.status.rawValue, stale: report.stale,
+            locationSource: inputs.fix?.source.rawValue, locationReason: chosenReason,
+            lastRefresh: inputs.forecast.map { Timestamps.rfc3339($0.fetchedAt) }, provider: inputs.forecast?.provider,
+            errors: report.errors.map(\.message))
     }
 
     /// Records a good forecast for a position.
@@ -275,6 +315,7 @@ public actor ForecastState {
         inputs.errors = currentErrors()
         publishIfChanged(now: clock())
         saveState()
+        finishRefreshWaiters(RefreshOutcome(ok: true, message: "fetched a new forecast from \(forecast.provider)"))
     }
 
     /// Records a failed fetch; the last good forecast stays, marked stale.
@@ -294,6 +335,7 @@ public actor ForecastState {
         }
         inputs.errors = currentErrors()
         publishIfChanged(now: now)
+        finishRefreshWaiters(RefreshOutcome(ok: false, message: error.message))
     }
 
     // MARK: Report
@@ -351,4 +393,10 @@ public actor ForecastState {
 
     /// Why the current position source was chosen, for logs and `forecastctl`.
     public var locationReason: String { chosenReason }
+}
+
+/// How a refresh asked for by a user went.
+public struct RefreshOutcome: Sendable, Hashable {
+    public var ok: Bool
+    public var message: String
 }

@@ -91,7 +91,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                 for await _ in state.refreshRequests {
                     while let target = await state.dueFetch(), !Task.isCancelled {
                         let configuration = await state.currentConfiguration
-                        if provider?.configuration.providerSettings != configuration.providerSettings {
+                        if provider?.configuration.providers != configuration.providers {
                             provider = (configuration, makeProvider(configuration))
                         }
                         let provider = provider!.provider

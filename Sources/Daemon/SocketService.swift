@@ -1,8 +1,9 @@
 import Control
-import ForecastModel
 import FileStore
+import ForecastModel
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Rendering
@@ -12,28 +13,53 @@ import ServiceLifecycle
     import Glibc
 #endif
 
-/// Serves the report on a Unix socket: a greeting line on connect, then one answer line per request.
+/// Serves reports on a Unix socket: protocol version 1 (`docs/protocol.md`).
 ///
 /// Each connection runs in its own child task with its own error handling, so one bad client can
-/// never stop the server or the daemon.
+/// never stop the server or the daemon. Watchers get the newest report only (older ones a slow
+/// reader has not taken yet are dropped), so a reader that never reads costs one stalled task and
+/// one pending report, and delays nobody.
 public struct SocketService: Service, CustomStringConvertible {
+    /// What the socket needs besides the state: limits, access and the handlers of requests that act.
+    public struct Options: Sendable {
+        /// Most clients connected at once; more are refused with an error line.
+        public var maxClients: Int = 64
+        /// A client that sends nothing for this long (and is not watching) is disconnected.
+        public var idleTimeout: TimeAmount = .seconds(120)
+        /// The socket's group (system service): mode 0660 with this group instead of 0600.
+        public var group: String?
+        /// The hot/cold thresholds and icon set for formats.
+        public var hotCelsius: Double = 30
+        public var coldCelsius: Double = 0
+        /// `units`, `pin`, `unpin`, `mode` requests: edit the settings file and apply it.
+        public var changeSettings: (@Sendable (ControlRequest) async -> ControlAnswer)?
+        /// `reload`.
+        public var reload: (@Sendable () async -> ReloadOutcome)?
+
+        public init() {}
+    }
+
     let path: String
     let state: ForecastState
     let logger: Logger
     let eventLoopGroup: any EventLoopGroup
-    let reload: (@Sendable () async -> ReloadOutcome)?
+    let options: Options
+    private let clients = NIOLockedValueBox(ClientCounts())
 
-    /// - Parameter reload: what the `reload` request does (nil: the request is refused).
+    struct ClientCounts {
+        var connected = 0
+        var watching = 0
+    }
+
     public init(
-        path: String, state: ForecastState, logger: Logger,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        reload: (@Sendable () async -> ReloadOutcome)? = nil
+        path: String, state: ForecastState, logger: Logger, options: Options = Options(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.path = path
         self.state = state
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        self.reload = reload
+        self.options = options
     }
 
     public var description: String { "SocketService(\(path))" }
@@ -42,33 +68,38 @@ public struct SocketService: Service, CustomStringConvertible {
         public var description: String
     }
 
+    /// Clients connected now, and how many of them watch.
+    public var counts: (connected: Int, watching: Int) {
+        clients.withLockedValue { ($0.connected, $0.watching) }
+    }
+
     public func run() async throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try AtomicFile.makeDirectory(directory)
+        try AtomicFile.makeDirectory(directory, mode: options.group == nil ? 0o700 : 0o750)
         try refuseIfAnotherDaemonListens()
 
-        // Bind under a temporary name, restrict it to this user, then rename it into place: clients
-        // can never reach the socket before its mode is 0600, and a stale socket file left by a
-        // crash is replaced in the same step.
+        // Bind under a temporary name, set its mode, then rename it into place: clients can never
+        // reach the socket before its mode is right, and a stale socket file left by a crash is
+        // replaced in the same step.
         let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
         unlink(temporaryPath)
+        let idleTimeout = options.idleTimeout
         let server = try await ServerBootstrap(group: eventLoopGroup)
             // `echo report | socat - UNIX-CONNECT:…` closes its sending side right after the request:
             // keep the connection open to answer it.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: temporaryPath) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let watching = WatchFlag()
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                    try channel.pipeline.syncOperations.addHandler(IdleCloser(watching: watching))
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(RequestLineDecoder(maxLength: ControlProtocol.maxRequestLength)))
-                    return try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    let async = try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    return Connection(channel: async, watching: watching)
                 }
             }
-        guard chmod(temporaryPath, 0o600) == 0, rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            try? await server.channel.close()
-            throw StartError(description: "\(path): cannot put the socket in place: \(reason)")
-        }
+        try placeSocket(temporaryPath, server: server)
         var created = stat()
         stat(path, &created)
         logger.info("Listening on the socket.", metadata: ["path": "\(path)"])
@@ -90,7 +121,7 @@ public struct SocketService: Service, CustomStringConvertible {
                             await withGracefulShutdownHandler {
                                 await serve(connection)
                             } onGracefulShutdown: {
-                                connection.channel.close(promise: nil)
+                                connection.channel.channel.close(promise: nil)
                             }
                         }
                     }
@@ -98,6 +129,26 @@ public struct SocketService: Service, CustomStringConvertible {
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
+        }
+    }
+
+    /// Sets the mode (and group) of the freshly bound socket and renames it to its real path.
+    private func placeSocket(_ temporaryPath: String, server: NIOAsyncChannel<Connection, Never>) throws {
+        var mode: mode_t = 0o600
+        if let group = options.group, !group.isEmpty {
+            guard let entry = getgrnam(group) else {
+                unlink(temporaryPath)
+                server.channel.close(promise: nil)
+                throw StartError(description: "output.socket_group: no group named \"\(group)\" on this system")
+            }
+            chown(temporaryPath, getuid(), entry.pointee.gr_gid)
+            mode = 0o660
+        }
+        guard chmod(temporaryPath, mode) == 0, rename(temporaryPath, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            server.channel.close(promise: nil)
+            throw StartError(description: "\(path): cannot put the socket in place: \(reason)")
         }
     }
 
@@ -114,56 +165,248 @@ public struct SocketService: Service, CustomStringConvertible {
         }
     }
 
-    private func serve(_ connection: NIOAsyncChannel<RequestLine, ByteBuffer>) async {
+    // MARK: Connections
+
+    private func serve(_ connection: Connection) async {
+        let admitted = clients.withLockedValue { counts -> Bool in
+            guard counts.connected < options.maxClients else { return false }
+            counts.connected += 1
+            return true
+        }
+        guard admitted else {
+            // Refused with a reason, so a script sees why rather than a silent close.
+            try? await connection.channel.executeThenClose { _, outbound in
+                try await outbound.write(
+                    line(ControlErrorMessage(message: "too many clients (the limit is \(options.maxClients)); try again later")))
+            }
+            return
+        }
+        defer { clients.withLockedValue { $0.connected -= 1 } }
+
+        let peer = await Self.peerUser(of: connection.channel.channel)
         do {
-            try await connection.executeThenClose { inbound, outbound in
+            try await connection.channel.executeThenClose { inbound, outbound in
                 try await outbound.write(line(Greeting()))
-                for try await request in inbound {
-                    switch request {
-                    case .text(let text):
-                        let command = text.trimmingCharacters(in: .whitespaces).lowercased()
-                        switch command {
-                        case "":
-                            continue
-                        case "report":
-                            let report = await state.report
-                            try await outbound.write(ByteBuffer(string: ReportJSON.line(report) + "\n"))
-                        case "reload" where reload != nil:
-                            let outcome = await reload!()
-                            try await outbound.write(line(ReloadAnswer(outcome)))
-                        default:
-                            try await outbound.write(
-                                line(ControlErrorMessage(message: "unknown request \"\(command.prefix(40))\" (allowed: report, reload)")))
-                        }
-                    case .tooLong:
-                        try await outbound.write(
-                            line(ControlErrorMessage(message: "request line longer than \(ControlProtocol.maxRequestLength) bytes")))
-                        return
+                try await withThrowingDiscardingTaskGroup { group in
+                    // When the channel closes (shutdown, a failed write), everything on it ends,
+                    // a watcher waiting for the next report included.
+                    let closed = connection.channel.channel.closeFuture
+                    group.addTask {
+                        if await Self.waitUntilClosed(closed) { throw ConnectionClosed() }
                     }
+                    var watchStarted = false
+                    for try await request in inbound {
+                        switch request {
+                        case .tooLong:
+                            try await outbound.write(
+                                line(ControlErrorMessage(message: "request line longer than \(ControlProtocol.maxRequestLength) bytes")))
+                            throw ConnectionClosed()
+                        case .text(let text):
+                            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                            let request: ControlRequest
+                            let renderer: ReportRenderer
+                            do {
+                                request = try ControlRequest.parse(text)
+                                renderer = try ReportRenderer(request, options: options)
+                            } catch {
+                                try await outbound.write(line(ControlErrorMessage(message: "\(error)")))
+                                continue
+                            }
+                            if ControlProtocol.settingRequests.contains(request.request), !peer.mayChangeSettings {
+                                try await outbound.write(
+                                    line(ControlErrorMessage(
+                                        message: "\"\(request.request)\" changes the daemon; only its own user or root may send it")))
+                                continue
+                            }
+                            if request.request == "watch" {
+                                guard !watchStarted else {
+                                    try await outbound.write(line(ControlErrorMessage(message: "already watching on this connection")))
+                                    continue
+                                }
+                                watchStarted = true
+                                connection.watching.set(true)
+                                group.addTask { try await watch(renderer, outbound) }
+                                continue
+                            }
+                            try await outbound.write(await answer(request, renderer))
+                        }
+                    }
+                    // The client closed its side: a watcher keeps getting reports until it goes away,
+                    // a plain client is done.
+                    if !watchStarted { throw ConnectionClosed() }
                 }
             }
+        } catch is ConnectionClosed {
+            // The normal end of a connection.
         } catch {
             logger.debug("A socket client went away with an error.", metadata: ["error": "\(error)"])
         }
     }
 
+    private func watch(_ renderer: ReportRenderer, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+        clients.withLockedValue { $0.watching += 1 }
+        defer { clients.withLockedValue { $0.watching -= 1 } }
+        var last: String?
+        for await report in await state.subscribe() {
+            let text = renderer.render(report)
+            // Formats that do not show a change (a new updated_at behind the same text) are not resent.
+            guard text != last else { continue }
+            last = text
+            try await outbound.write(ByteBuffer(string: text + "\n"))
+        }
+    }
+
+    private func answer(_ request: ControlRequest, _ renderer: ReportRenderer) async -> ByteBuffer {
+        switch request.request {
+        case "report":
+            return ByteBuffer(string: renderer.render(await state.report) + "\n")
+        case "refresh":
+            let outcome = await state.refreshNow()
+            return line(ControlAnswer(class: "REFRESH", ok: outcome.ok, message: outcome.message))
+        case "status":
+            let counts = self.counts
+            return line(await state.status(clients: counts.connected, watchers: counts.watching))
+        case "reload":
+            guard let reload = options.reload else {
+                return line(ControlErrorMessage(message: "reload is not available"))
+            }
+            let outcome = await reload()
+            if case .invalid = outcome {
+                return line(ControlAnswer(class: "RELOAD", ok: false, message: outcome.summary))
+            }
+            return line(ControlAnswer(class: "RELOAD", ok: true, message: outcome.summary))
+        default:  // units, pin, unpin, mode
+            guard let change = options.changeSettings else {
+                return line(ControlErrorMessage(message: "\(request.request) is not available"))
+            }
+            return line(await change(request))
+        }
+    }
+
     private func line(_ value: some Encodable) -> ByteBuffer {
-        let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         var buffer = ByteBuffer(bytes: data)
         buffer.writeInteger(UInt8(ascii: "\n"))
         return buffer
     }
+
+    /// Waits for a channel to close; returns false when the waiting task was cancelled first.
+    /// (Awaiting the close future itself cannot be cancelled.)
+    static func waitUntilClosed(_ closeFuture: EventLoopFuture<Void>) async -> Bool {
+        let resumed = NIOLockedValueBox<CheckedContinuation<Bool, Never>?>(nil)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                resumed.withLockedValue { $0 = continuation }
+                closeFuture.whenComplete { _ in
+                    resumed.withLockedValue { $0.take() }?.resume(returning: true)
+                }
+                if Task.isCancelled { resumed.withLockedValue { $0.take() }?.resume(returning: false) }
+            }
+        } onCancel: {
+            resumed.withLockedValue { $0.take() }?.resume(returning: false)
+        }
+    }
+
+    // MARK: Peer credentials
+
+    struct Peer {
+        var uid: uid_t?
+        /// Settings may be changed by the daemon's own user and by root only; others may read.
+        var mayChangeSettings: Bool { uid == getuid() || uid == 0 }
+    }
+
+    /// The user at the other end of a Unix socket, from the kernel (SO_PEERCRED), not from anything
+    /// the client says.
+    static func peerUser(of channel: any Channel) async -> Peer {
+        guard let provider = channel as? any SocketOptionProvider else { return Peer(uid: nil) }
+        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        guard let credentials = try? await future.get() else { return Peer(uid: nil) }
+        return Peer(uid: credentials.uid)
+    }
+
+    /// Linux's `struct ucred` (glibc shows it only with _GNU_SOURCE, so Swift does not see it).
+    struct PeerCredentials: Sendable {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
 }
 
-/// The answer to `reload`: `{"class":"RELOAD","ok":true,"message":"…"}`.
-struct ReloadAnswer: Encodable {
-    var `class` = "RELOAD"
-    var ok: Bool
-    var message: String
+/// Ends a connection's tasks (not an error).
+struct ConnectionClosed: Error {}
 
-    init(_ outcome: ReloadOutcome) {
-        if case .invalid = outcome { ok = false } else { ok = true }
-        message = outcome.summary
+/// One accepted connection and whether it is watching (watchers are exempt from the idle timeout).
+struct Connection: Sendable {
+    let channel: NIOAsyncChannel<RequestLine, ByteBuffer>
+    let watching: WatchFlag
+}
+
+/// A flag shared between a connection's task and its event-loop handlers.
+final class WatchFlag: Sendable {
+    private let value = NIOLockedValueBox(false)
+    func set(_ watching: Bool) { value.withLockedValue { $0 = watching } }
+    var isSet: Bool { value.withLockedValue { $0 } }
+}
+
+/// Closes connections that sent nothing for the idle timeout, unless they watch.
+final class IdleCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let watching: WatchFlag
+
+    init(watching: WatchFlag) { self.watching = watching }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !watching.isSet {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Renders reports for one request's `format`, `icons` and `template`.
+struct ReportRenderer: Sendable {
+    let format: OutputFormat
+    let options: RenderOptions
+
+    init(_ request: ControlRequest, options socket: SocketService.Options) throws(ControlRequestError) {
+        let name = request.format ?? "json"
+        guard let format = OutputFormat(rawValue: name) else {
+            throw ControlRequestError(
+                "unknown format \"\(name.prefix(40))\" (allowed: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        var icons: IconSet?
+        if let name = request.icons {
+            guard let set = IconSet(rawValue: name) else {
+                throw ControlRequestError(
+                    "unknown icon set \"\(name.prefix(40))\" (allowed: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            icons = set
+        }
+        var template: Template?
+        if let text = request.template {
+            do {
+                template = try Template(text)
+            } catch {
+                throw ControlRequestError("bad template: \(error)")
+            }
+        }
+        self.format = format
+        self.options = RenderOptions(icons: icons, template: template, hotCelsius: socket.hotCelsius, coldCelsius: socket.coldCelsius)
+    }
+
+    /// One line: multi-line formats (i3blocks) send their first line, which is what a persistent
+    /// i3blocks block reads per update.
+    func render(_ report: Report) -> String {
+        var options = self.options
+        options.now = Date()
+        let text = Renderer.render(report, as: format, options: options)
+        return format.lineCount > 1 ? String(text.prefix { $0 != "\n" }) : text
     }
 }
 

@@ -4,17 +4,39 @@ import Foundation
 import Logging
 import Rendering
 import ServiceLifecycle
+import Settings
 
 /// Writes every new report to the status file, atomically, so a bar never reads half a file.
 public struct StatusFileService: Service, CustomStringConvertible {
     let path: String
     let state: ForecastState
     let logger: Logger
+    let render: @Sendable (Report) -> String
 
-    public init(path: String, state: ForecastState, logger: Logger) {
+    /// - Parameter render: the file's text for a report (default: the report's JSON line).
+    public init(
+        path: String, state: ForecastState, logger: Logger,
+        render: @escaping @Sendable (Report) -> String = { ReportJSON.line($0) }
+    ) {
         self.path = path
         self.state = state
         self.logger = logger
+        self.render = render
+    }
+
+    /// The renderer of an extra status file (`[[output.files]]`).
+    public static func renderer(for file: Settings.StatusFile, display: Settings.Display) -> @Sendable (Report) -> String {
+        let format = OutputFormat(rawValue: file.format.rawValue) ?? .text
+        // `emoji` is the setting's default; tmux then keeps its own width-safe default.
+        let icons = format == .tmux && file.icons == .emoji ? nil : IconSet(rawValue: file.icons.rawValue)
+        let template = file.template.isEmpty ? nil : try? Template(file.template)
+        let hot = display.hotCelsius
+        let cold = display.coldCelsius
+        return { report in
+            Renderer.render(
+                report, as: format,
+                options: RenderOptions(icons: icons, template: template, hotCelsius: hot, coldCelsius: cold))
+        }
     }
 
     public var description: String { "StatusFileService(\(path))" }
@@ -25,7 +47,7 @@ public struct StatusFileService: Service, CustomStringConvertible {
         for await report in await state.subscribe().cancelOnGracefulShutdown() {
             do {
                 try AtomicFile.makeDirectory(directory)
-                try AtomicFile.write(Array((ReportJSON.line(report) + "\n").utf8), to: path, mode: 0o644)
+                try AtomicFile.write(Array((render(report) + "\n").utf8), to: path, mode: 0o644)
                 if failing {
                     logger.info("The status file is written again.", metadata: ["path": "\(path)"])
                     failing = false

@@ -126,12 +126,15 @@ public struct ReportUnits: Sendable, Hashable, Codable {
     public var temperature: String
     public var windSpeed: String
     public var precipitation: String
+    /// Distances (visibility): `km` or `mi`. Optional for reports written before it existed.
+    public var distance: String?
 
     public init(_ system: UnitSystem) {
         self.system = system.rawValue
         self.temperature = system.temperatureSymbol
         self.windSpeed = system.windSpeedSymbol
         self.precipitation = system.precipitationSymbol
+        self.distance = system.distanceSymbol
     }
 }
 
@@ -146,12 +149,23 @@ public struct ReportCurrent: Sendable, Hashable, Codable {
     public var pressure: Double?
     public var condition: Condition?
     public var isDay: Bool?
+    public var dewPoint: Double?
+    public var windGusts: Double?
+    public var cloudCover: Double?
+    public var uvIndex: Double?
+    public var visibility: Double?
 
     public init(
         time: String, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
         windSpeed: Double? = nil, windDirection: Double? = nil, precipitation: Double? = nil, pressure: Double? = nil,
-        condition: Condition? = nil, isDay: Bool? = nil
+        condition: Condition? = nil, isDay: Bool? = nil, dewPoint: Double? = nil, windGusts: Double? = nil,
+        cloudCover: Double? = nil, uvIndex: Double? = nil, visibility: Double? = nil
     ) {
+        self.dewPoint = dewPoint
+        self.windGusts = windGusts
+        self.cloudCover = cloudCover
+        self.uvIndex = uvIndex
+        self.visibility = visibility
         self.time = time
         self.temperature = temperature
         self.apparentTemperature = apparentTemperature
@@ -176,12 +190,19 @@ public struct ReportHour: Sendable, Hashable, Codable {
     public var windDirection: Double?
     public var condition: Condition?
     public var isDay: Bool?
+    public var windGusts: Double?
+    public var cloudCover: Double?
+    public var uvIndex: Double?
 
     public init(
         time: String, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
         precipitation: Double? = nil, precipitationProbability: Double? = nil, windSpeed: Double? = nil,
-        windDirection: Double? = nil, condition: Condition? = nil, isDay: Bool? = nil
+        windDirection: Double? = nil, condition: Condition? = nil, isDay: Bool? = nil, windGusts: Double? = nil,
+        cloudCover: Double? = nil, uvIndex: Double? = nil
     ) {
+        self.windGusts = windGusts
+        self.cloudCover = cloudCover
+        self.uvIndex = uvIndex
         self.time = time
         self.temperature = temperature
         self.apparentTemperature = apparentTemperature
@@ -205,12 +226,16 @@ public struct ReportDay: Sendable, Hashable, Codable {
     public var windSpeedMax: Double?
     public var sunrise: String?
     public var sunset: String?
+    public var windGustsMax: Double?
+    public var uvIndexMax: Double?
 
     public init(
         date: String, temperatureMin: Double? = nil, temperatureMax: Double? = nil, condition: Condition? = nil,
         precipitationProbability: Double? = nil, precipitationSum: Double? = nil, windSpeedMax: Double? = nil,
-        sunrise: String? = nil, sunset: String? = nil
+        sunrise: String? = nil, sunset: String? = nil, windGustsMax: Double? = nil, uvIndexMax: Double? = nil
     ) {
+        self.windGustsMax = windGustsMax
+        self.uvIndexMax = uvIndexMax
         self.date = date
         self.temperatureMin = temperatureMin
         self.temperatureMax = temperatureMax
@@ -228,11 +253,14 @@ public struct ReportProvider: Sendable, Hashable, Codable {
     public var attribution: String
     /// When the forecast was fetched (RFC 3339, UTC).
     public var fetchedAt: String
+    /// What readers should know about this forecast (e.g. "covers 5 days, not 7"); absent when none.
+    public var notes: [String]?
 
-    public init(name: String, attribution: String, fetchedAt: String) {
+    public init(name: String, attribution: String, fetchedAt: String, notes: [String]? = nil) {
         self.name = name
         self.attribution = attribution
         self.fetchedAt = fetchedAt
+        self.notes = notes
     }
 }
 

@@ -92,7 +92,10 @@ extension Report {
                 apparentTemperature: temperature(c.apparentTemperature), humidity: c.humidity?.rounded(places: 0),
                 windSpeed: speed(c.windSpeed), windDirection: c.windDirection?.rounded(places: 0),
                 precipitation: amount(c.precipitation), pressure: c.pressure?.rounded(places: 1),
-                condition: c.condition.map { $0.condition(isDay: c.isDay ?? true) }, isDay: c.isDay)
+                condition: c.condition.map { $0.condition(isDay: c.isDay ?? true) }, isDay: c.isDay,
+                dewPoint: temperature(c.dewPoint), windGusts: speed(c.windGusts), cloudCover: c.cloudCover?.rounded(places: 0),
+                uvIndex: c.uvIndex?.rounded(places: 1),
+                visibility: c.visibility.map { units.distance(fromKm: $0 / 1000).rounded(places: 1) })
         }
 
         // The next hours start at the hour that contains `now`, not at the first hour the provider sent
@@ -105,7 +108,8 @@ extension Report {
                 precipitation: amount(h.precipitation),
                 precipitationProbability: h.precipitationProbability?.rounded(places: 0), windSpeed: speed(h.windSpeed),
                 windDirection: h.windDirection?.rounded(places: 0),
-                condition: h.condition.map { $0.condition(isDay: h.isDay ?? true) }, isDay: h.isDay)
+                condition: h.condition.map { $0.condition(isDay: h.isDay ?? true) }, isDay: h.isDay,
+                windGusts: speed(h.windGusts), cloudCover: h.cloudCover?.rounded(places: 0), uvIndex: h.uvIndex?.rounded(places: 1))
         }
 
         let today = Timestamps.localDate(now, utcOffsetSeconds: offset)
@@ -115,7 +119,8 @@ extension Report {
                 condition: d.condition.map { $0.condition(isDay: true) },
                 precipitationProbability: d.precipitationProbability?.rounded(places: 0),
                 precipitationSum: amount(d.precipitationSum), windSpeedMax: speed(d.windSpeedMax),
-                sunrise: d.sunrise.map(time), sunset: d.sunset.map(time))
+                sunrise: d.sunrise.map(time), sunset: d.sunset.map(time), windGustsMax: speed(d.windGustsMax),
+                uvIndexMax: d.uvIndexMax?.rounded(places: 1))
         }
 
         var errors = inputs.errors
@@ -131,7 +136,9 @@ extension Report {
             updatedAt: Timestamps.rfc3339(now), stale: stale, ageSeconds: age, status: status, location: location,
             place: place, units: ReportUnits(units), current: current, hourly: Array(hourly), daily: Array(daily),
             provider: forecast.map {
-                ReportProvider(name: $0.provider, attribution: $0.attribution, fetchedAt: Timestamps.rfc3339($0.fetchedAt))
+                ReportProvider(
+                    name: $0.provider, attribution: $0.attribution, fetchedAt: Timestamps.rfc3339($0.fetchedAt),
+                    notes: $0.notes.isEmpty ? nil : $0.notes)
             },
             errors: errors)
     }

@@ -3,6 +3,7 @@ import ForecastModel
 import Foundation
 import Location
 import Logging
+import Settings
 import Synchronization
 import Testing
 import WeatherProviders
@@ -34,7 +35,7 @@ struct ForecastStateTests {
             units: .metric, refreshInterval: 900, mode: mode,
             pin: pin.map { DaemonConfiguration.Pin(coordinate: $0, name: nil) },
             gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
-            openMeteoURL: URL(string: "http://127.0.0.1:1/forecast")!, providerTimeout: 5, statusFile: "/nonexistent",
+            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
             socketPath: "/nonexistent")
     }
 

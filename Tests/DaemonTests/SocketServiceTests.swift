@@ -3,26 +3,34 @@ import Daemon
 import ForecastModel
 import Foundation
 import Logging
+import Settings
 import Rendering
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
-@Suite("Socket service")
+@Suite("Socket service", .serialized)
 struct SocketServiceTests {
-    func withServer(_ body: (String, ForecastState) async throws -> Void) async throws {
+    func withServer(
+        options: SocketService.Options = SocketService.Options(), directoryMode: Int? = nil,
+        _ body: (String, ForecastState) async throws -> Void
+    ) async throws {
         let directory = "/tmp/fd-sock-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        if let directoryMode {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, mode_t(directoryMode))
+        }
         let path = directory + "/forecastd.sock"
         let configuration = DaemonConfiguration(
             units: .metric, refreshInterval: 900, mode: .pinned,
             pin: .init(coordinate: Coordinate(latitude: 46.4983, longitude: 7.5674), name: "Adelboden"), gpsd: nil,
-            maxFixAge: 120, refreshDistanceKm: 5, openMeteoURL: URL(string: "http://127.0.0.1:1/")!, providerTimeout: 5,
+            maxFixAge: 120, refreshDistanceKm: 5, providers: Settings.defaults(isSystemService: false).providers,
             statusFile: directory + "/report.json", socketPath: path)
         let state = ForecastState(configuration: configuration, places: nil, logger: Logger(label: "test"))
         await state.tick()
-        let service = SocketService(path: path, state: state, logger: Logger(label: "test"))
+        let service = SocketService(path: path, state: state, logger: Logger(label: "test"), options: options)
         // Stopped the way the daemon stops it: by graceful shutdown, as on SIGTERM.
         try await testGracefulShutdown { shutdown in
             try await withThrowingTaskGroup { group in
@@ -90,7 +98,7 @@ struct SocketServiceTests {
             #expect(try ReportJSON.decode(seen.report).location?.source == "pinned")
             #expect(seen.afterBlankAndCase == expected)
             #expect(seen.unknown.contains("\"class\":\"ERROR\""))
-            #expect(seen.unknown.contains("allowed: report"))
+            #expect(seen.unknown.contains("allowed: report, watch, refresh, status"))
             // The connection survives an unknown request.
             #expect(seen.afterUnknown == expected)
             #expect(seen.oversized.contains("longer than 1024 bytes"))

@@ -22,6 +22,10 @@ func settingsText(
         port = \(gpsdPort ?? 2947)
         max_fix_age_seconds = 120
 
+        [providers]
+        # Only the replayed service: a test must never reach a real one.
+        order = ["open-meteo"]
+
         [providers.open_meteo]
         url = "\(openMeteoURL.absoluteString)"
         timeout_seconds = 5

@@ -115,7 +115,7 @@ struct LiveSettingsTests {
         try moved.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
         try await daemon.wait(for: "the new place") { try await socketReport(daemon.socketPath).place?.name == "Adelboden" }
         try await daemon.wait(for: "a second request for the new position") { server.requestCount(path: "/forecast") == 2 }
-        #expect(server.requests().last?.uri.contains("latitude=46.4983") == true)
+        #expect(server.requests().last?.uri.contains("latitude=46.5&longitude=7.57&") == true)
         #expect(await daemon.stop() == 0)
         try await server.shutdown()
     }

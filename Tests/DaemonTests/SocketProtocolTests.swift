@@ -1,0 +1,223 @@
+import Control
+import Daemon
+import ForecastModel
+import Foundation
+import Rendering
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Many raw clients at once, served by one thread with poll(2): watchers by the hundred cost the
+/// test no threads, and a client can be made to never read.
+final class RawClients: @unchecked Sendable {
+    private(set) var fds: [Int32] = []
+    private var buffers: [[UInt8]] = []
+
+    init(count: Int, path: String) throws {
+        for _ in 0..<count {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                let bytes = Array(path.utf8)
+                raw.copyBytes(from: bytes)
+                raw[bytes.count] = 0
+            }
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard result == 0 else { throw TestFailure("connect failed: \(String(cString: strerror(errno)))") }
+            fds.append(fd)
+            buffers.append([])
+        }
+    }
+
+    deinit { for fd in fds { close(fd) } }
+
+    func sendAll(_ line: String) {
+        for fd in fds {
+            _ = (line + "\n").withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// Reads until every client has at least `count` complete lines (or the timeout); returns the lines.
+    func readLines(atLeast count: Int, timeout: TimeInterval = 20) -> [[String]] {
+        readLines(until: { $0.count >= count }, timeout: timeout)
+    }
+
+    /// Reads until `done` holds for every client's lines (or the timeout); returns the lines.
+    func readLines(until done: ([String]) -> Bool, timeout: TimeInterval = 20) -> [[String]] {
+        let deadline = Date().addingTimeInterval(timeout)
+        func lines(_ index: Int) -> [String] {
+            String(decoding: buffers[index], as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        while Date() < deadline {
+            let pending = fds.indices.filter { !done(lines($0)) }
+            if pending.isEmpty { break }
+            var polls = pending.map { pollfd(fd: fds[$0], events: Int16(POLLIN), revents: 0) }
+            guard poll(&polls, nfds_t(polls.count), 200) > 0 else { continue }
+            for (slot, index) in pending.enumerated() where polls[slot].revents != 0 {
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let n = recv(fds[index], &chunk, chunk.count, 0)
+                if n > 0 { buffers[index] += chunk[..<n] }
+            }
+        }
+        return fds.indices.map(lines)
+    }
+}
+
+@Suite("Socket protocol v1", .serialized)
+struct SocketProtocolTests {
+    let server = SocketServiceTests()
+
+    @Test("report in every format, JSON requests, status, and clear errors for bad formats and templates")
+    func formatsAndStatus() async throws {
+        try await server.withServer { path, state in
+            await state.forecastSucceeded(snowyForecast(), for: Coordinate(latitude: 46.5, longitude: 7.57))
+            let answers = try await onOwnThread { () -> [String] in
+                let client = try ControlClient(socketPath: path)
+                return try [
+                    "report format=waybar", #"{"request":"report","format":"tmux"}"#, "report format=i3blocks",
+                    "report format=template template=%C:%t", "report format=html", "report format=template template=%x",
+                    "report icons=wide", "status",
+                ].map { try client.request($0) }
+            }
+            let report = await state.report
+            let waybar = try JSONSerialization.jsonObject(with: Data(answers[0].utf8)) as? [String: Any]
+            #expect(waybar?["text"] as? String == Renderer.render(report, as: .waybar, options: RenderOptions()).waybarText)
+            #expect(answers[1] == Renderer.render(report, as: .tmux, options: RenderOptions()))
+            #expect(!answers[2].contains("\n") && !answers[2].isEmpty)
+            #expect(answers[3] == "Snow:4°C")
+            #expect(answers[4].contains("unknown format") && answers[4].contains("html") && answers[4].contains("waybar"))
+            #expect(answers[5].contains("bad template") && answers[5].contains("%x"))
+            #expect(answers[6].contains("unknown icon set") && answers[6].contains("emoji-safe"))
+            let status = try JSONDecoder.snakeCase.decode(DaemonStatus.self, from: Data(answers[7].utf8))
+            #expect(status.class == "STATUS")
+            #expect(status.clients == 1)
+            #expect(status.locationSource == "pinned")
+        }
+    }
+
+    @Test("200 watchers all get the report at once and again on every change; a reader that never reads delays nobody")
+    func manyWatchers() async throws {
+        var options = SocketService.Options()
+        options.maxClients = 300
+        try await server.withServer(options: options) { path, state in
+            // With data, so that a units switch changes what every format shows.
+            await state.forecastSucceeded(snowyForecast(), for: Coordinate(latitude: 46.5, longitude: 7.57))
+            // A client that asks to watch and never reads a byte.
+            let stuck = try RawClients(count: 1, path: path)
+            stuck.sendAll("watch")
+            let watchers = try RawClients(count: 200, path: path)
+            watchers.sendAll("watch format=text")
+            // Greeting + the report now.
+            let first = try await onOwnThread { watchers.readLines(atLeast: 2) }
+            #expect(first.allSatisfy { $0.count >= 2 })
+
+            // Many changes while the stuck one reads nothing: everyone else gets the last one.
+            var configuration = await state.currentConfiguration
+            for _ in 0..<20 {
+                configuration.units = configuration.units == .metric ? .imperial : .metric
+                await state.apply(configuration)
+            }
+            configuration.units = .imperial
+            await state.apply(configuration)
+            let expected = Renderer.render(await state.report, as: .text, options: RenderOptions())
+            let after = try await onOwnThread { watchers.readLines(until: { $0.last == expected }) }
+            #expect(after.allSatisfy { $0.count >= 3 && $0.last == expected }, "\(after.first ?? [])")
+            #expect(expected.contains("°F"))
+            _ = stuck
+        }
+    }
+
+    @Test("at most max_clients at once, with a clear refusal; idle clients are dropped, watchers are not")
+    func limits() async throws {
+        var options = SocketService.Options()
+        options.maxClients = 3
+        options.idleTimeout = .milliseconds(400)
+        try await server.withServer(options: options) { path, _ in
+            let three = try RawClients(count: 3, path: path)
+            _ = try await onOwnThread { three.readLines(atLeast: 1) }  // greetings: all three admitted
+            let fourth = try RawClients(count: 1, path: path)
+            let refused = try await onOwnThread { fourth.readLines(atLeast: 1, timeout: 5) }
+            #expect(refused[0].first?.contains("too many clients (the limit is 3)") == true)
+            withExtendedLifetime(three) {}
+
+            // After the idle timeout the three silent ones are gone: new clients get in.
+            try await Task.sleep(for: .seconds(1))
+            let watcher = try RawClients(count: 1, path: path)
+            watcher.sendAll("watch")
+            _ = try await onOwnThread { watcher.readLines(atLeast: 2) }
+            try await Task.sleep(for: .seconds(1))
+            // The watcher outlived the idle timeout: its connection still answers.
+            watcher.sendAll("status")
+            let lines = try await onOwnThread { watcher.readLines(atLeast: 3, timeout: 5) }
+            #expect(lines[0].last?.contains("\"class\":\"STATUS\"") == true)
+        }
+    }
+
+    @Test("another user may read but not change settings (peer credentials, socket group 0660)")
+    func otherUserReadsOnly() async throws {
+        var options = SocketService.Options()
+        options.group = "nogroup"
+        options.changeSettings = { _ in ControlAnswer(class: "SETTINGS", ok: true, message: "changed") }
+        try await server.withServer(options: options, directoryMode: 0o755) { path, _ in
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o660 && info.st_gid == 65534)
+            // socat as user nobody, group nogroup.
+            let result = try await runTool(
+                URL(fileURLWithPath: "/usr/bin/setpriv"),
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                 "printf 'report\\nunits imperial\\n' | /usr/bin/socat -t 2 - UNIX-CONNECT:\(path)"],
+                environment: ["PATH": "/usr/bin:/bin"])
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(result.stdout)\(result.stderr)")
+            #expect(lines.dropFirst().first?.contains("\"schema\":1") == true)
+            #expect(lines.last?.contains("only its own user or root") == true)
+            // The daemon's own user (root here) may.
+            let own = try await onOwnThread { try ControlClient(socketPath: path).request("units imperial") }
+            #expect(own.contains("\"ok\":true"))
+        }
+    }
+
+    @Test("refresh without a position says why; refresh and settings requests answer in one line")
+    func refreshWithoutPosition() async throws {
+        try await server.withServer { path, state in
+            var configuration = await state.currentConfiguration
+            configuration.mode = .auto
+            configuration.pin = nil
+            configuration.gpsd = nil
+            await state.apply(configuration)
+            let answer = try await onOwnThread { try ControlClient(socketPath: path).request("refresh") }
+            #expect(answer.contains("\"class\":\"REFRESH\""))
+            #expect(answer.contains("\"ok\":false"))
+            #expect(answer.contains("no position"))
+        }
+    }
+}
+
+/// A forecast with a temperature, so units show in every format.
+func snowyForecast() -> Forecast {
+    Forecast(
+        provider: "open-meteo", attribution: "test", coordinate: Coordinate(latitude: 46.5, longitude: 7.57),
+        fetchedAt: Date(), utcOffsetSeconds: 3600, timezone: "Europe/Zurich",
+        current: CurrentConditions(time: Date(), temperature: 3.5, condition: .snow, isDay: true), hourly: [], daily: [])
+}
+
+extension String {
+    /// The `text` member of a Waybar JSON line.
+    fileprivate var waybarText: String? {
+        (try? JSONSerialization.jsonObject(with: Data(utf8)) as? [String: Any])?["text"] as? String
+    }
+}
+
+extension JSONDecoder {
+    static var snakeCase: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}
