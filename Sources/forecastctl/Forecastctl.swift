@@ -22,7 +22,7 @@ struct Forecastctl: ParsableCommand {
             """,
         version: ForecastdVersion.current,
         subcommands: [
-            Status.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
+            Status.self, Watch.self, ForecastCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
             SetCommand.self, ConfigCommand.self, ReloadCommand.self,
         ]
     )
@@ -90,17 +90,39 @@ func reportingFailures(_ body: () throws -> Void) throws {
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the current report: a short summary, or the raw JSON with --json.",
+        abstract: "Print the current report: a short summary, the raw JSON with --json, or a bar's --format.",
         discussion: """
-            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr.
+            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr. \
+            With --format, a bar always gets a line and exit code 0, even when there is nothing to show.
             """)
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
 
     @Flag(name: .long, help: "Print the report as one line of JSON, exactly as the daemon publishes it.")
     var json = false
 
     func run() throws {
+        if output.format != nil {
+            // For bars: the daemon renders; without it, the status file is rendered here.
+            let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
+            if let line = try? ControlClient(socketPath: global.socketPath(settings)).request(output.request("report").line) {
+                print(line)
+                return
+            }
+            if let data = FileManager.default.contents(atPath: global.statusFile(settings)),
+                let text = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
+                let report = try? ReportJSON.decode(text),
+                let format = OutputFormat(rawValue: output.format ?? "text")
+            {
+                let icons = output.icons.flatMap(IconSet.init(rawValue:))
+                let template = output.template.flatMap { try? Template($0) }
+                print(Renderer.render(report, as: format, options: RenderOptions(icons: icons, template: template)))
+                return
+            }
+            print(output.unavailableLine("forecastd is not running and has written no status file"))
+            return
+        }
         try reportingFailures {
             let settings = try global.loadSettings()
             let line = try fetchReportLine(socketPath: global.socketPath(settings), statusFile: global.statusFile(settings))
@@ -115,25 +137,6 @@ struct Status: ParsableCommand {
                 throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
             }
             print(HumanSummary.render(report))
-        }
-    }
-
-    /// The report line from the socket, or from the status file when no daemon answers.
-    private func fetchReportLine(socketPath: String, statusFile: String) throws -> String {
-        do {
-            let client = try ControlClient(socketPath: socketPath)
-            return try client.request("report")
-        } catch {
-            guard error.daemonNotRunning else { throw CommandFailure(message: error.description, exitCode: .requestFailed) }
-            guard let data = FileManager.default.contents(atPath: statusFile),
-                let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first
-            else {
-                throw CommandFailure(
-                    message: "\(error.description), and there is no status file at \(statusFile)", exitCode: .unavailable)
-            }
-            FileHandle.standardError.write(
-                Data("forecastctl: forecastd is not running; showing the last report it wrote to \(statusFile)\n".utf8))
-            return String(line)
         }
     }
 }

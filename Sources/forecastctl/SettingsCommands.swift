@@ -2,6 +2,7 @@ import ArgumentParser
 import Control
 import ForecastModel
 import Foundation
+import Gazetteer
 import Settings
 
 // The commands that read and edit the settings file: units, pin, unpin, mode, set, config, reload.
@@ -75,12 +76,14 @@ struct ModeCommand: ParsableCommand {
 struct PinCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pin",
-        abstract: "Pin the position to a place given as coordinates, a geo: URI or a map link.",
+        abstract: "Pin the position to a place given as coordinates, a geo: URI, a map link or a place name.",
         discussion: """
             Accepted: 48.8566,2.3522 or 48.8566 2.3522 (decimal degrees, N/S/E/W allowed); 48°51'24"N 2°21'08"E \
             or 48 51 24 N 2 21 8 E (degrees, minutes, seconds); geo:48.85,2.35 (RFC 5870); OpenStreetMap links \
             (?mlat=..&mlon=.., #map=Z/LAT/LON); Google Maps links (@LAT,LON,Zz, ?q=LAT,LON, /place/NAME/@LAT,LON, \
-            whose NAME becomes the pin's name unless --name is given). Quote text with spaces or shell characters.
+            whose NAME becomes the pin's name unless --name is given); a place name looked up offline (Paris, \
+            "Paris, FR", "Paris, Texas", "Sao Paulo"; an ambiguous name lists the candidates). Quote text with \
+            spaces or shell characters.
 
             The pin is written to [location.pin]. In mode "auto" it is the last fallback; `forecastctl mode pinned` \
             uses it always.
@@ -139,8 +142,34 @@ struct PinCommand: ParsableCommand {
     private func resolvePin(_ text: String) throws -> ParsedPin {
         do {
             return try CoordinateParser.parse(text)
+        } catch .notACoordinate(let name) {
+            return try resolvePlaceName(name)
         } catch {
             throw CommandFailure(message: error.description, exitCode: .usage)
+        }
+    }
+
+    /// A place name looked up offline in the gazetteer: `Paris`, `Paris, FR`, `Paris, Texas`, `Sao Paulo`.
+    private func resolvePlaceName(_ name: String) throws -> ParsedPin {
+        let gazetteer: Gazetteer
+        do {
+            gazetteer = try Gazetteer.loadDefault()
+        } catch {
+            throw CommandFailure(message: "\(error)", exitCode: .requestFailed)
+        }
+        switch gazetteer.resolve(name) {
+        case .unique(let place):
+            note("\(name) is \(PlaceText.describe(place))")
+            return ParsedPin(coordinate: place.coordinate, label: place.name)
+        case .ambiguous(let places):
+            let list = places.map { "  " + PlaceText.describe($0) }.joined(separator: "\n")
+            throw CommandFailure(
+                message: "\"\(name)\" matches several places; name one more precisely, e.g. \"\(name), \(places[0].countryCode)\":\n\(list)",
+                exitCode: .usage)
+        case .notFound:
+            throw CommandFailure(
+                message: "\"\(name)\" is not a coordinate, a map link or a known place (places of 1000 inhabitants and more)",
+                exitCode: .usage)
         }
     }
 }

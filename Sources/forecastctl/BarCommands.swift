@@ -1,0 +1,205 @@
+import ArgumentParser
+import Control
+import ForecastModel
+import Foundation
+import Rendering
+import Settings
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// The commands status bars run: watch, refresh, forecast, and the formats of status.
+
+/// How a place is shown in forecastctl's messages: `Paris, Île-de-France, FR (48.8534, 2.3488; 2.1 M people)`.
+enum PlaceText {
+    static func describe(_ place: Place) -> String {
+        let region = [place.admin1, place.countryCode].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
+        let people =
+            place.population >= 1_000_000
+            ? String(format: "%.1f M people", Double(place.population) / 1_000_000)
+            : place.population >= 1000 ? "\(place.population / 1000) k people" : "\(place.population) people"
+        return "\(place.name), \(region) (\(String(format: "%.4f, %.4f", place.coordinate.latitude, place.coordinate.longitude)); \(people))"
+    }
+}
+
+/// The `--format` and `--icons` options of status and watch.
+struct FormatOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "FORMAT"))
+    var format: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"))
+    var icons: String?
+
+    @Option(name: .long, help: ArgumentHelp("Template for --format template, e.g. '%c %t' or '{icon} {temp}'.", valueName: "TEXT"))
+    var template: String?
+
+    func validate() throws {
+        if let format, OutputFormat(rawValue: format) == nil {
+            throw ValidationError(
+                "--format \(format): unknown (allowed: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if let icons, IconSet(rawValue: icons) == nil {
+            throw ValidationError("--icons \(icons): unknown (allowed: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if let template {
+            do { _ = try Template(template) } catch { throw ValidationError("--template: \(error)") }
+        }
+    }
+
+    /// The request the daemon renders.
+    func request(_ word: String) -> ControlRequest {
+        ControlRequest(request: word, format: format, icons: icons, template: template)
+    }
+
+    /// What a bar shows when there is no daemon and no status file: never empty, never an exit code
+    /// that would hide the module.
+    func unavailableLine(_ reason: String) -> String {
+        switch OutputFormat(rawValue: format ?? "text") ?? .text {
+        case .json: return #"{"class":"ERROR","message":"\#(reason.replacingOccurrences(of: "\"", with: "'"))"}"#
+        case .waybar:
+            return #"{"text":"⛅ ?","alt":"unavailable","tooltip":"\#(reason.replacingOccurrences(of: "\"", with: "'"))","class":["error","unavailable"]}"#
+        case .i3statusRust: return #"{"icon":"","state":"Critical","text":"weather ?","short_text":"?"}"#
+        case .polybar: return "%{F\(BarColor.error)}weather ?%{F-}"
+        default: return "weather ?"
+        }
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the report now and again on every change, one line each, until interrupted.",
+        discussion: """
+            For bars that read a command's output continuously (Waybar `exec` without `interval`, i3blocks \
+            `interval=persist`, polybar `tail = true`). When the daemon is not running or goes away, one line \
+            says so and forecastctl waits for it to come back: it never exits with an error a bar would \
+            hide the module for.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
+        let path = global.socketPath(settings)
+        var saidUnavailable = false
+        while true {
+            do {
+                let client = try ControlClient(socketPath: path, timeout: .seconds(86_400 * 365))
+                try client.send(output.request("watch").line)
+                saidUnavailable = false
+                while true {
+                    let line = try client.readLine()
+                    if line.hasPrefix(#"{"class":"ERROR""#) {
+                        // A bad format or template: say it once and stop, it will not get better.
+                        FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
+                        throw ExitCode(64)
+                    }
+                    guard emit(line) else { return }
+                }
+            } catch let error as ControlClientError {
+                if !saidUnavailable {
+                    guard emit(output.unavailableLine(error.description)) else { return }
+                    saidUnavailable = true
+                }
+                sleep(2)
+            }
+        }
+    }
+
+    /// Writes one line and flushes it; false when the reader went away (the bar exited).
+    private func emit(_ line: String) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        return bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) } == bytes.count
+    }
+}
+
+struct Refresh: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch the forecast now, and say how it went.",
+        discussion: "Exit codes: 0 a new forecast was fetched; 1 the fetch failed (the message says why); 69 no daemon.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try global.loadSettings()
+            let answer: String
+            do throws(ControlClientError) {
+                // The daemon answers when the fetch is done: allow for the provider's timeouts.
+                let client = try ControlClient(socketPath: global.socketPath(settings), timeout: .seconds(120))
+                answer = try client.request("refresh")
+            } catch {
+                throw CommandFailure(message: error.description, exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
+            }
+            guard let data = answer.data(using: .utf8), let reply = try? JSONDecoder().decode(ControlAnswer.self, from: data) else {
+                throw CommandFailure(message: "unexpected answer: \(answer.prefix(200))", exitCode: .requestFailed)
+            }
+            guard reply.ok else { throw CommandFailure(message: reply.message, exitCode: .requestFailed) }
+            print(reply.message)
+        }
+    }
+}
+
+struct ForecastCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forecast",
+        abstract: "Today and the next 6 days as a table, with a temperature chart.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"))
+    var icons: String = "emoji"
+
+    func validate() throws {
+        guard IconSet(rawValue: icons) != nil else {
+            throw ValidationError("--icons \(icons): unknown (allowed: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try global.loadSettings()
+            let line = try fetchReportLine(
+                socketPath: global.socketPath(settings), statusFile: global.statusFile(settings))
+            let report: Report
+            do {
+                report = try ReportJSON.decode(line)
+            } catch {
+                throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
+            }
+            print(ForecastTable.render(report, width: terminalWidth(), icons: IconSet(rawValue: icons) ?? .emoji))
+        }
+    }
+
+    private func terminalWidth() -> Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+    }
+}
+
+/// The report line from the socket, or from the status file when no daemon answers (said on stderr).
+func fetchReportLine(socketPath: String, statusFile: String, request: String = "report") throws -> String {
+    do throws(ControlClientError) {
+        let client = try ControlClient(socketPath: socketPath)
+        return try client.request(request)
+    } catch {
+        guard error.daemonNotRunning else { throw CommandFailure(message: error.description, exitCode: .requestFailed) }
+        guard let data = FileManager.default.contents(atPath: statusFile),
+            let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first
+        else {
+            throw CommandFailure(
+                message: "\(error.description), and there is no status file at \(statusFile)", exitCode: .unavailable)
+        }
+        FileHandle.standardError.write(
+            Data("forecastctl: forecastd is not running; showing the last report it wrote to \(statusFile)\n".utf8))
+        return String(line)
+    }
+}

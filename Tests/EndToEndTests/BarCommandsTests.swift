@@ -1,0 +1,113 @@
+import Control
+import ForecastModel
+import Foundation
+import Rendering
+import TestSupport
+import Testing
+
+/// forecastctl as status bars run it, against the real daemon.
+@Suite("forecastctl for bars", .serialized, .timeLimit(.minutes(2)))
+struct BarCommandsTests {
+    let ctl = DaemonProcess.binDirectory.appendingPathComponent("forecastctl")
+
+    func startPinned(server: ReplayServer) async throws -> DaemonProcess {
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        let daemon = try DaemonProcess.start(
+            config: settingsText(
+                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
+                mode: "pinned"))
+        try await daemon.waitForSocket()
+        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        return daemon
+    }
+
+    @Test("status --format, forecast, refresh and watch against a running daemon")
+    func againstDaemon() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server)
+        defer { daemon.removeDirectory() }
+        let environment = DaemonProcess.environment(for: daemon.directory)
+        let config = ["--config", daemon.configPath]
+
+        let waybar = try await runTool(ctl, ["status", "--format", "waybar"] + config, environment: environment)
+        #expect(waybar.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(waybar.stdout.utf8)) as? [String: Any]
+        #expect((object?["text"] as? String)?.contains("°C") == true)
+        #expect((object?["class"] as? [String])?.contains("overcast") == true)
+
+        let table = try await runTool(ctl, ["forecast"] + config, environment: environment)
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("Samara"))
+        #expect(table.stdout.split(separator: "\n").count >= 8)
+
+        let before = server.requestCount(path: "/forecast")
+        let refresh = try await runTool(ctl, ["refresh"] + config, environment: environment)
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        #expect(server.requestCount(path: "/forecast") == before + 1)
+
+        // watch: a line now, and one more on a units switch.
+        let outputPath = daemon.directory.path + "/watch.out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let process = Process()
+        process.executableURL = ctl
+        process.arguments = ["watch", "--format", "text"] + config
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        // Not the test's own stderr: a child holding it open would keep `swift test` waiting.
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        // SIGKILL: a child of Foundation's Process inherits the spawning thread's blocked signals,
+        // SIGTERM among them.
+        defer { kill(process.processIdentifier, SIGKILL) }
+        func watched() -> [String] {
+            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        try await daemon.wait(for: "the first watched line") { !watched().isEmpty }
+        #expect(watched().first?.contains("°C") == true)
+        let units = try await runTool(ctl, ["units", "imperial"] + config, environment: environment)
+        #expect(units.status == 0, "\(units.stderr)")
+        try await daemon.wait(for: "a watched line in °F") { watched().last?.contains("°F") == true }
+        #expect(watched().count == 2)
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("without a daemon or status file a bar still gets a line and exit code 0")
+    func neverBlank() async throws {
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = DaemonProcess.environment(for: directory)
+        for format in ["waybar", "text", "i3status-rust", "tmux"] {
+            let result = try await runTool(ctl, ["status", "--format", format], environment: environment)
+            #expect(result.status == 0)
+            #expect(!result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(format)")
+        }
+        let bad = try await runTool(ctl, ["status", "--format", "html"], environment: environment)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("waybar"))
+    }
+
+    @Test("pin by place name: unique, ambiguous with candidates, unknown")
+    func pinByName() async throws {
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = DaemonProcess.environment(for: directory)
+        let file = directory.path + "/config/forecastd/forecastd.toml"
+
+        let paris = try await runTool(ctl, ["pin", "Paris, FR"], environment: environment)
+        #expect(paris.status == 0, "\(paris.stderr)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("latitude = 48.85"))
+        #expect(text.contains("name = \"Paris\""))
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let ambiguous = try await runTool(ctl, ["pin", "Hamilton"], environment: environment)
+        #expect(ambiguous.status == 64)
+        #expect(ambiguous.stderr.contains("matches several places"))
+        #expect(ambiguous.stderr.contains("NZ") && ambiguous.stderr.contains("CA"))
+        let unknown = try await runTool(ctl, ["pin", "Nowhereville Qwx"], environment: environment)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("not a coordinate, a map link or a known place"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "a refused pin leaves the file untouched")
+    }
+}
