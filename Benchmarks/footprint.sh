@@ -41,6 +41,8 @@ pids+=($!)
 cat >"$work/forecastd.toml" <<TOML
 [location.gpsd]
 port = $gps_port
+[providers]
+order = ["open-meteo"]
 [providers.open_meteo]
 url = "http://127.0.0.1:$http_port/forecast"
 [output]

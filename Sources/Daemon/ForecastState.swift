@@ -3,6 +3,7 @@ import Foundation
 import Control
 import Location
 import Logging
+import Rendering
 import WeatherProviders
 
 /// The one owner of the daemon's mutable state: positions, place, forecast, errors, and the
@@ -48,6 +49,8 @@ public actor ForecastState {
     private var publishedInputs: ReportInputs
     /// The report every reader gets: the status file, the socket, watchers.
     public private(set) var report: Report
+    /// The report as its JSON line, encoded once per change rather than once per reader.
+    public private(set) var reportLine: String
     private var subscribers: [Int: AsyncStream<Report>.Continuation] = [:]
     private var nextSubscriberID = 0
     private let refreshContinuation: AsyncStream<Void>.Continuation
@@ -77,6 +80,7 @@ public actor ForecastState {
             locating: configuration.mode == .auto && configuration.gpsd != nil)
         publishedInputs = inputs
         report = Report(inputs, now: now)
+        reportLine = ReportJSON.line(report)
         (refreshRequests, refreshContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (savedStates, savedStateContinuation) = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -370,6 +374,7 @@ public actor ForecastState {
     private func publishIfChanged(now: Date) {
         guard inputs != publishedInputs || inputs.isStale(now: now) != report.stale else { return }
         report = Report(inputs, now: now)
+        reportLine = ReportJSON.line(report)
         publishedInputs = inputs
         for continuation in subscribers.values { continuation.yield(report) }
     }

@@ -101,6 +101,9 @@ public struct ForecastService: Service, CustomStringConvertible {
                         } catch {
                             await state.forecastFailed(error, for: target)
                         }
+                        // A fetch pulls in HTTP, TLS and JSON code that then sits idle for the refresh
+                        // interval: let it leave memory until the next fetch needs it.
+                        ResidentText.trim()
                     }
                 }
                 group.cancelAll()

@@ -40,6 +40,7 @@ public actor SettingsReloader {
     private var sourcePath: String?
     private var signature: FileSignature?
     private var reportedProblems: [String] = []
+    private var pendingEmpty = false
 
     public init(
         initial: Settings, sourcePath: String?, explicitPath: String?, isSystemService: Bool, state: ForecastState,
@@ -60,6 +61,14 @@ public actor SettingsReloader {
         let path = located?.path
         let current = FileSignature(path: path)
         guard path != sourcePath || current != signature else { return }
+        // An editor that writes in place truncates first: an empty file that just appeared is most
+        // likely half written (and would mean "all defaults"). Wait for the next look; an empty
+        // file that stays empty is taken as it is.
+        if current.exists, current.size == 0, !pendingEmpty {
+            pendingEmpty = true
+            return
+        }
+        pendingEmpty = false
         // An editor writing in place may not be done yet: wait until the file holds still.
         var settled = current
         for _ in 0..<10 {

@@ -45,6 +45,8 @@ public struct SocketService: Service, CustomStringConvertible {
     let eventLoopGroup: any EventLoopGroup
     let options: Options
     private let clients = NIOLockedValueBox(ClientCounts())
+    /// The current report's JSON line, for the event-loop fast path.
+    private let cachedReport = ReportLineCache()
 
     struct ClientCounts {
         var connected = 0
@@ -84,6 +86,8 @@ public struct SocketService: Service, CustomStringConvertible {
         let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
         unlink(temporaryPath)
         let idleTimeout = options.idleTimeout
+        let cache = cachedReport
+        cache.set(await state.reportLine)
         let server = try await ServerBootstrap(group: eventLoopGroup)
             // `echo report | socat - UNIX-CONNECT:…` closes its sending side right after the request:
             // keep the connection open to answer it.
@@ -95,6 +99,7 @@ public struct SocketService: Service, CustomStringConvertible {
                     try channel.pipeline.syncOperations.addHandler(IdleCloser(watching: watching))
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(RequestLineDecoder(maxLength: ControlProtocol.maxRequestLength)))
+                    try channel.pipeline.syncOperations.addHandler(FirstReportFastPath(cache: cache))
                     let async = try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
                     return Connection(channel: async, watching: watching)
                 }
@@ -115,6 +120,12 @@ public struct SocketService: Service, CustomStringConvertible {
         // traps on accepted channels that are dropped unserved). Each connection is closed the same way.
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
+                // Keep the fast path's copy of the report current.
+                group.addTask {
+                    for await _ in await state.subscribe().cancelOnGracefulShutdown() {
+                        cache.set(await state.reportLine)
+                    }
+                }
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         group.addTask {
@@ -183,10 +194,11 @@ public struct SocketService: Service, CustomStringConvertible {
         }
         defer { clients.withLockedValue { $0.connected -= 1 } }
 
-        let peer = await Self.peerUser(of: connection.channel.channel)
+        // Asked of the kernel only when a request needs it: most clients only read.
+        var peer: Peer?
         do {
             try await connection.channel.executeThenClose { inbound, outbound in
-                try await outbound.write(line(Greeting()))
+                // The greeting was sent by the event-loop fast path when the connection opened.
                 try await withThrowingDiscardingTaskGroup { group in
                     // When the channel closes (shutdown, a failed write), everything on it ends,
                     // a watcher waiting for the next report included.
@@ -212,7 +224,10 @@ public struct SocketService: Service, CustomStringConvertible {
                                 try await outbound.write(line(ControlErrorMessage(message: "\(error)")))
                                 continue
                             }
-                            if ControlProtocol.settingRequests.contains(request.request), !peer.mayChangeSettings {
+                            if ControlProtocol.settingRequests.contains(request.request) {
+                                if peer == nil { peer = await Self.peerUser(of: connection.channel.channel) }
+                            }
+                            if ControlProtocol.settingRequests.contains(request.request), peer?.mayChangeSettings != true {
                                 try await outbound.write(
                                     line(ControlErrorMessage(
                                         message: "\"\(request.request)\" changes the daemon; only its own user or root may send it")))
@@ -258,6 +273,9 @@ public struct SocketService: Service, CustomStringConvertible {
 
     private func answer(_ request: ControlRequest, _ renderer: ReportRenderer) async -> ByteBuffer {
         switch request.request {
+        case "report" where renderer.format == .json:
+            // The JSON line is encoded once per report change, not once per reader.
+            return ByteBuffer(string: await state.reportLine + "\n")
         case "report":
             return ByteBuffer(string: renderer.render(await state.report) + "\n")
         case "refresh":
@@ -282,6 +300,15 @@ public struct SocketService: Service, CustomStringConvertible {
             return line(await change(request))
         }
     }
+
+    /// The greeting, encoded once.
+    static let greeting: ByteBuffer = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var buffer = ByteBuffer(bytes: (try? encoder.encode(Greeting())) ?? Data("{}".utf8))
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
+    }()
 
     private func line(_ value: some Encodable) -> ByteBuffer {
         let encoder = JSONEncoder()
@@ -333,6 +360,52 @@ public struct SocketService: Service, CustomStringConvertible {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         var gid: UInt32 = 0
+    }
+}
+
+/// The current report's JSON line, readable from any event loop without a hop to the state's actor.
+final class ReportLineCache: Sendable {
+    private let line = NIOLockedValueBox(ByteBuffer())
+    func set(_ text: String) {
+        var buffer = ByteBuffer(string: text)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        line.withLockedValue { $0 = buffer }
+    }
+    var current: ByteBuffer { line.withLockedValue { $0 } }
+}
+
+/// Answers the commonest exchange on the event loop itself: the greeting on connect, and a first
+/// request that is a plain `report`, from the cached line. Everything else goes on to the
+/// connection's task. Only the first request is taken, so answers can never overtake each other.
+final class FirstReportFastPath: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = RequestLine
+    typealias InboundOut = RequestLine
+    typealias OutboundOut = ByteBuffer
+    private let cache: ReportLineCache
+    private var first = true  // only touched on the channel's event loop
+
+    init(cache: ReportLineCache) { self.cache = cache }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(SocketService.greeting), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let request = unwrapInboundIn(data)
+        if first, case .text(let text) = request {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty {
+                return
+            }
+            first = false
+            if trimmed.lowercased() == "report" {
+                context.writeAndFlush(wrapOutboundOut(cache.current), promise: nil)
+                return
+            }
+        }
+        first = false
+        context.fireChannelRead(data)
     }
 }
 

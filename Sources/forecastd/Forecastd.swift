@@ -47,7 +47,11 @@ struct Forecastd: AsyncParsableCommand {
         let source: SettingsSource
         do {
             source = try Settings.locate(explicit: config)
-            settings = try Settings.load(source, isSystemService: isSystemService)
+            let loaded = try Settings.loadWithWarnings(source, isSystemService: isSystemService)
+            settings = loaded.settings
+            for warning in loaded.warnings {
+                logger.warning("\(warning)")
+            }
         } catch {
             // Printed as is: each line is `PATH:LINE:COLUMN: key: problem (allowed: …)`.
             FileHandle.standardError.write(Data("forecastd: invalid settings:\n\(error)\n".utf8))

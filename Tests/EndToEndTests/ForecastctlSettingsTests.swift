@@ -209,7 +209,10 @@ struct ForecastctlSettingsTests {
                 "forecastctl: the change would make the settings invalid, so \(path) was not changed:\n"
                     + "  location.mode: \"pinned\" needs a [location.pin] table with latitude and longitude\n"
             ),
-            (["pin", "Paris"], 64, "forecastctl: not a coordinate or map link: Paris\n"),
+            (
+                ["pin", "Nowhereville Qwx"], 64,
+                "forecastctl: \"Nowhereville Qwx\" is not a coordinate, a map link or a known place (places of 1000 inhabitants and more)\n"
+            ),
             (["pin", "95,10"], 64, "forecastctl: latitude 95 is out of range (allowed: -90...90)\n"),
             (
                 ["pin", "0,0"], 64,

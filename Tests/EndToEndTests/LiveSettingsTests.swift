@@ -82,8 +82,9 @@ struct LiveSettingsTests {
         let other = directory.path + "/real-b.toml"
         try imperial.replacingOccurrences(of: #"units = "imperial""#, with: #"units = "metric""#)
             .write(toFile: other, atomically: true, encoding: .utf8)
-        try FileManager.default.removeItem(atPath: daemon.configPath)
-        try FileManager.default.createSymbolicLink(atPath: daemon.configPath, withDestinationPath: other)
+        // Re-pointed in one step (a new link renamed over the old), as dotfile managers do.
+        try FileManager.default.createSymbolicLink(atPath: daemon.configPath + ".new", withDestinationPath: other)
+        #expect(rename(daemon.configPath + ".new", daemon.configPath) == 0)
         try await waitForUnits("metric", daemon)
 
         // 3. SIGHUP reloads (and does not stop the daemon, as it would by default).
