@@ -41,6 +41,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var providers: Settings.Providers
     public var statusFile: String
     public var socketPath: String
+    /// `[location] naming = "city"`: name the city covering a point rather than its district.
+    public var namesCities: Bool = true
 
     public init(
         units: UnitSystem, refreshInterval: TimeInterval, mode: Mode, pin: Pin?, gpsd: GPSD?, maxFixAge: TimeInterval,
@@ -77,5 +79,6 @@ extension DaemonConfiguration {
             providers: settings.providers,
             statusFile: settings.output.statusFile,
             socketPath: settings.output.socket)
+        namesCities = settings.location.naming == .city
     }
 }

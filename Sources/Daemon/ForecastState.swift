@@ -211,7 +211,10 @@ public actor ForecastState {
                         ])
                 }
                 inputs.fix = chosen
-                inputs.place = places?.nearestPlace(to: chosen.coordinate)
+                let named = places?.namedPlace(at: chosen.coordinate, preferCity: configuration.namesCities)
+                inputs.place = named?.place
+                inputs.locality = named?.locality
+                inputs.placeIsNear = named?.isNear ?? false
                 // Lookups are rare (on a real move); the data's pages need not stay resident between them.
                 places?.dropResidentPages()
             }
@@ -219,6 +222,8 @@ public actor ForecastState {
             logger.warning("No source knows the position any more.", metadata: ["location.reason": "\(choice.reason)"])
             inputs.fix = nil
             inputs.place = nil
+            inputs.locality = nil
+            inputs.placeIsNear = false
         }
         chosenReason = choice.reason
 

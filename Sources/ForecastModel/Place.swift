@@ -29,13 +29,36 @@ public struct Place: Sendable, Hashable, Codable {
     }
 }
 
+/// The name a person would use for a point, with the nearest locality kept beside it.
+public struct NamedPlace: Sendable, Hashable {
+    /// The place to show (the covering city, or the nearest locality).
+    public var place: Place
+    /// The nearest gazetteer entry, when it differs from ``place``.
+    public var locality: Place?
+    /// True when the point is not in ``place`` but only near it (at sea, in a desert).
+    public var isNear: Bool
+
+    public init(place: Place, locality: Place?, isNear: Bool) {
+        self.place = place
+        self.locality = locality
+        self.isNear = isNear
+    }
+}
+
 /// Names the place at a coordinate. Implemented offline by the gazetteer.
 public protocol PlaceNaming: Sendable {
     func nearestPlace(to coordinate: Coordinate) -> Place?
+    /// The name people use: with `preferCity`, the city whose area covers the point rather than a
+    /// district or suburb of it.
+    func namedPlace(at coordinate: Coordinate, preferCity: Bool) -> NamedPlace?
     /// Gives back memory the lookups made resident (a long-running daemon looks up rarely).
     func dropResidentPages()
 }
 
 extension PlaceNaming {
     public func dropResidentPages() {}
+
+    public func namedPlace(at coordinate: Coordinate, preferCity: Bool) -> NamedPlace? {
+        nearestPlace(to: coordinate).map { NamedPlace(place: $0, locality: nil, isNear: false) }
+    }
 }

@@ -105,11 +105,17 @@ public struct ReportPlace: Sendable, Hashable, Codable {
     public var population: Int?
     public var distanceKm: Double
     public var timezone: String?
+    /// The nearest locality (district, suburb) when `name` is the city covering it.
+    public var locality: String?
+    /// Present and true when the position is only near the place (at sea, in a desert).
+    public var near: Bool?
 
     public init(
         name: String, admin1: String?, country: String, countryCode: String, population: Int?, distanceKm: Double,
-        timezone: String?
+        timezone: String?, locality: String? = nil, near: Bool? = nil
     ) {
+        self.locality = locality
+        self.near = near
         self.name = name
         self.admin1 = admin1
         self.country = country

@@ -5,6 +5,10 @@ import Foundation
 public struct ReportInputs: Sendable, Hashable {
     public var fix: LocationFix?
     public var place: Place?
+    /// The nearest locality when ``place`` is the city covering it.
+    public var locality: Place?
+    /// True when the position is only near ``place`` (far from any place).
+    public var placeIsNear: Bool = false
     /// The last good forecast, kept across failures and restarts.
     public var forecast: Forecast?
     public var units: UnitSystem
@@ -76,7 +80,8 @@ extension Report {
             ReportPlace(
                 name: inputs.fix?.label ?? place.name, admin1: place.admin1, country: place.country,
                 countryCode: place.countryCode, population: place.population > 0 ? place.population : nil,
-                distanceKm: place.distanceKm.rounded(places: 2), timezone: place.timezone)
+                distanceKm: place.distanceKm.rounded(places: 2), timezone: place.timezone,
+                locality: inputs.locality?.name, near: inputs.placeIsNear ? true : nil)
         }
 
         func temperature(_ value: Double?) -> Double? { value.map { units.temperature(fromCelsius: $0).rounded(places: 1) } }

@@ -230,3 +230,17 @@ struct CoverSearch {
         }
     }
 }
+
+extension Gazetteer {
+    /// ``placeForPeople(at:rule:)`` in the model's terms, for the daemon.
+    public func namedPlace(at coordinate: Coordinate, preferCity: Bool) -> NamedPlace? {
+        guard let named = placeForPeople(at: coordinate, rule: preferCity ? .city : .nearest) else { return nil }
+        let isNear: Bool
+        switch named.nearness {
+        case .in: isNear = false
+        case .near: isNear = true
+        }
+        let sameEntry = named.locality.name == named.place.name && named.locality.coordinate == named.place.coordinate
+        return NamedPlace(place: named.place, locality: sameEntry ? nil : named.locality, isNear: isNear)
+    }
+}

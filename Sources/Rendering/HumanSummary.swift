@@ -13,7 +13,7 @@ public enum HumanSummary {
             var name = [place.name, place.admin1, place.country].compactMap { $0 }.filter { !$0.isEmpty }
             if name.count > 1, name[0] == name[1] { name.remove(at: 1) }
             var line = name.joined(separator: ", ")
-            if place.distanceKm >= 5 { line = "near " + line + " (\(formatNumber(place.distanceKm, places: 0)) km)" }
+            if place.near == true { line = "near " + line + " (\(formatNumber(place.distanceKm, places: 0)) km)" }
             lines.append(line + locationSuffix(report.location))
         } else if let location = report.location {
             lines.append(
