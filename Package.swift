@@ -77,11 +77,13 @@ let package = Package(
 
         // MARK: Location
 
-        /// Where the machine is: gpsd (through libgps), the pin, and the policy that picks one.
+        /// Where the machine is: gpsd (through libgps), the static file, IP geolocation, the pin, and the
+        /// policy that picks one. IP lookups reach the network through a transport the daemon lends.
         .target(
             name: "Location",
             dependencies: [
                 "ForecastModel",
+                "FileStore",
                 "CGPS",
                 .product(name: "Logging", package: "swift-log"),
             ],

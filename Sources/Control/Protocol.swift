@@ -13,7 +13,7 @@ public enum ControlProtocol {
     /// connection closed, so a misbehaving client cannot make the daemon buffer without end.
     public static let maxRequestLength = 1024
     /// Every request the daemon knows.
-    public static let requests = ["report", "watch", "refresh", "status", "units", "pin", "unpin", "mode", "reload"]
+    public static let requests = ["report", "watch", "refresh", "status", "locate", "units", "pin", "unpin", "mode", "reload"]
     /// Requests that change settings: accepted only from the daemon's own user or root.
     public static let settingRequests: Set<String> = ["units", "pin", "unpin", "mode", "reload", "refresh"]
 }
@@ -171,5 +171,64 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         self.lastRefresh = lastRefresh
         self.provider = provider
         self.errors = errors
+    }
+}
+
+/// What every position source says and which one wins: the answer to `locate`.
+public struct LocateAnswer: Codable, Sendable, Hashable {
+    public var `class` = "LOCATE"
+    /// `auto` or `pinned`.
+    public var mode: String
+    /// The source in use (`gpsd`, `static_file`, `ip`, `pinned`, `saved`), absent when none knows the position.
+    public var chosen: String?
+    /// Why that source, in a few words.
+    public var reason: String
+    /// The sources in the order they are preferred.
+    public var sources: [LocateSource]
+
+    public init(mode: String, chosen: String?, reason: String, sources: [LocateSource]) {
+        self.mode = mode
+        self.chosen = chosen
+        self.reason = reason
+        self.sources = sources
+    }
+}
+
+/// One position source as `locate` shows it.
+public struct LocateSource: Codable, Sendable, Hashable {
+    public enum State: String, Codable, Sendable, Hashable {
+        /// It knows a position (maybe not fresh enough to be used).
+        case position
+        /// It works but knows no position now (gpsd without fix, no static file, no pin).
+        case none
+        /// It has a problem; `detail` says which.
+        case problem
+        /// Switched off in the settings, or not used in this mode.
+        case off
+    }
+
+    public var source: String
+    public var state: State
+    /// Whether this is the source in use.
+    public var used: Bool
+    public var latitude: Double?
+    public var longitude: Double?
+    public var accuracyM: Double?
+    public var ageSeconds: Int?
+    /// One sentence for people: what it says and why it is or is not used.
+    public var detail: String
+
+    public init(
+        source: String, state: State, used: Bool, latitude: Double? = nil, longitude: Double? = nil,
+        accuracyM: Double? = nil, ageSeconds: Int? = nil, detail: String
+    ) {
+        self.source = source
+        self.state = state
+        self.used = used
+        self.latitude = latitude
+        self.longitude = longitude
+        self.accuracyM = accuracyM
+        self.ageSeconds = ageSeconds
+        self.detail = detail
     }
 }

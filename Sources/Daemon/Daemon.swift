@@ -100,6 +100,8 @@ public struct Daemon: Sendable {
             isSystemService: isSystemService, state: state, logger: logger)
         let logger = self.logger
         let places = self.places
+        // The last IP lookup survives restarts, so restarting never means another lookup within the hour.
+        let ipCachePath = settings.stateDirectory + "/ip-location.json"
 
         var socketOptions = SocketService.Options()
         socketOptions.maxClients = settings.output.maxClients
@@ -125,8 +127,18 @@ public struct Daemon: Sendable {
         parts += [
             SocketService(path: configuration.socketPath, state: state, logger: logger, options: socketOptions),
             SettingsService(reloader: reloader),
-            LocationService(state: state) { gpsd in
-                GPSDLocationProvider(host: gpsd.host, port: gpsd.port, logger: logger)
+            LocationService(state: state) { source in
+                switch source {
+                case .gpsd(let gpsd):
+                    GPSDLocationProvider(host: gpsd.host, port: gpsd.port, logger: logger)
+                case .staticFile(let path):
+                    StaticFileLocationProvider(path: path)
+                case .ip(let lookup):
+                    IPLocationProvider(
+                        endpoints: lookup.endpoints,
+                        transport: IPGeolocationHTTP(httpClient: httpClient, userAgent: Self.userAgent, logger: logger),
+                        cachePath: ipCachePath, logger: logger)
+                }
             },
             ForecastService(state: state) { configuration in
                 Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)

@@ -1,5 +1,6 @@
 import ForecastModel
 import Foundation
+import Location
 import Settings
 
 /// What the daemon's parts need from the settings, in the types they use.
@@ -29,6 +30,15 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
     }
 
+    /// `[location.ip]` when enabled: the services to ask, in order.
+    public struct IPLookup: Sendable, Hashable {
+        public var endpoints: [IPLocationProvider.Endpoint]
+
+        public init(endpoints: [IPLocationProvider.Endpoint]) {
+            self.endpoints = endpoints
+        }
+    }
+
     public var units: UnitSystem
     public var refreshInterval: TimeInterval
     public var mode: Mode
@@ -43,6 +53,14 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var socketPath: String
     /// `[location] naming = "city"`: name the city covering a point rather than its district.
     public var namesCities: Bool = true
+    /// `recent_fix_minutes`, in seconds: how long gpsd's last fix still beats the other sources once it is no longer fresh.
+    public var recentFixWindow: TimeInterval = 0
+    /// `static_file`, nil when switched off.
+    public var staticFile: String?
+    /// `[location.ip]`, nil when switched off.
+    public var ip: IPLookup?
+    /// `max_speed_kmh`: gpsd jumps implying a faster move wait for confirmation.
+    public var maxSpeedKmh: Double = 1200
 
     public init(
         units: UnitSystem, refreshInterval: TimeInterval, mode: Mode, pin: Pin?, gpsd: GPSD?, maxFixAge: TimeInterval,
@@ -58,6 +76,13 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.providers = providers
         self.statusFile = statusFile
         self.socketPath = socketPath
+    }
+
+    /// The position sources the daemon may run in these settings, each with what it needs.
+    public enum LocationSourceSpec: Sendable, Hashable {
+        case gpsd(GPSD)
+        case staticFile(path: String)
+        case ip(IPLookup)
     }
 
     /// A forecast older than this is marked stale: two refresh intervals leave room for one failed refresh.
@@ -80,5 +105,16 @@ extension DaemonConfiguration {
             statusFile: settings.output.statusFile,
             socketPath: settings.output.socket)
         namesCities = settings.location.naming == .city
+        recentFixWindow = TimeInterval(settings.location.gpsd.recentFixMinutes * 60)
+        staticFile = settings.location.staticFile
+        maxSpeedKmh = settings.location.maxSpeedKmh
+        if settings.location.ip.enabled {
+            ip = IPLookup(
+                endpoints: settings.location.ip.services.compactMap { service in
+                    IPGeolocationService(rawValue: service.rawValue).map {
+                        IPLocationProvider.Endpoint(service: $0, url: settings.location.ip.url(for: service))
+                    }
+                })
+        }
     }
 }

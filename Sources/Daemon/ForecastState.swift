@@ -21,11 +21,21 @@ public actor ForecastState {
     /// How long "locating" may last before a missing position counts as "no location".
     private let locatingGrace: TimeInterval
 
-    // Position.
+    // Position: what each source last said.
     private var gpsdFix: LocationFix?
     private var gpsdProblem: String?
     private var gpsdAnswered = false
+    /// Holds back gpsd positions that would mean an impossible speed until following fixes confirm them.
+    private var jumpFilter: JumpFilter
+    /// The last jump held back, for `locate` and to log each jump once.
+    private var heldJump: (fix: LocationFix, speedKmh: Double)?
+    private var staticFix: LocationFix?
+    private var staticProblem: String?
+    private var ipFix: LocationFix?
+    private var ipProblem: String?
     private var chosenReason = ""
+    private var wantedSources: Set<DaemonConfiguration.LocationSourceSpec> = []
+    private var sourceSubscribers: [Int: AsyncStream<Set<DaemonConfiguration.LocationSourceSpec>>.Continuation] = [:]
 
     /// The position saved before the last restart: the last resort when no source knows better.
     private var savedFix: LocationFix?
@@ -73,6 +83,9 @@ public actor ForecastState {
         self.logger = logger
         self.clock = clock
         self.locatingGrace = locatingGrace
+        jumpFilter = JumpFilter(maxSpeedKmh: configuration.maxSpeedKmh)
+        // gpsd gets its start-up grace before IP geolocation is considered.
+        wantedSources = Self.wantedSources(configuration, chosen: nil, stillLocating: configuration.gpsd != nil)
         let now = clock()
         startedAt = now
         inputs = ReportInputs(
@@ -102,8 +115,22 @@ public actor ForecastState {
             gpsdFix = nil
             gpsdProblem = nil
             gpsdAnswered = false
+            jumpFilter.reset()
+            heldJump = nil
         }
-        let locationChanged = old.pin != new.pin || old.mode != new.mode || old.gpsd != new.gpsd
+        jumpFilter.maxSpeedKmh = new.maxSpeedKmh
+        if old.staticFile != new.staticFile {
+            staticFix = nil
+            staticProblem = nil
+        }
+        if new.ip == nil {
+            // Switched off for privacy: its position goes too.
+            ipFix = nil
+            ipProblem = nil
+        }
+        let locationChanged =
+            old.pin != new.pin || old.mode != new.mode || old.gpsd != new.gpsd || old.staticFile != new.staticFile
+            || (old.ip == nil) != (new.ip == nil) || old.recentFixWindow != new.recentFixWindow
         let providerChanged = old.providers != new.providers
         if locationChanged || providerChanged {
             // Fetch at once for the new position or provider, whatever the backoff of the old one said.
@@ -161,22 +188,57 @@ public actor ForecastState {
 
     /// Takes an event from a position source.
     public func handle(_ event: LocationEvent) {
-        switch event {
-        case .fix(let fix) where fix.source == .gpsd:
+        switch (event.source, event) {
+        case (.gpsd, .fix(let fix)):
             guard fix.coordinate.isPlausible else { return }
-            gpsdFix = fix
             gpsdProblem = nil
             gpsdAnswered = true
-        case .fix:
-            break
-        case .noFix:
+            switch jumpFilter.consider(fix) {
+            case .accepted:
+                gpsdFix = fix
+                heldJump = nil
+            case .confirmed:
+                logger.info(
+                    "Following gpsd fixes confirm the jump; using the new position.",
+                    metadata: ["location.latitude": "\(fix.coordinate.latitude)", "location.longitude": "\(fix.coordinate.longitude)"])
+                gpsdFix = fix
+                heldJump = nil
+            case .held(let speed):
+                if heldJump == nil {
+                    logger.warning(
+                        "gpsd reported a position that implies an impossible speed; waiting for following fixes to confirm it.",
+                        metadata: [
+                            "location.latitude": "\(fix.coordinate.latitude)", "location.longitude": "\(fix.coordinate.longitude)",
+                            "speed_kmh": "\(Int(speed))", "max_speed_kmh": "\(Int(jumpFilter.maxSpeedKmh))",
+                        ])
+                }
+                heldJump = (fix, speed)
+            }
+        case (.gpsd, .noFix), (.gpsd, .connected):
             gpsdAnswered = true
-        case .connected:
-            gpsdAnswered = true
-            gpsdProblem = nil
-        case .unavailable(_, let reason):
+            if case .connected = event { gpsdProblem = nil }
+        case (.gpsd, .unavailable(_, let reason)):
             gpsdAnswered = true
             gpsdProblem = reason
+        case (.staticFile, .fix(let fix)):
+            staticFix = fix.coordinate.isPlausible ? fix : nil
+            staticProblem = nil
+        case (.staticFile, .noFix), (.staticFile, .connected):
+            staticFix = nil
+            staticProblem = nil
+        case (.staticFile, .unavailable(_, let reason)):
+            // The file is there but wrong: its old position goes, since the user meant to change it.
+            logger.warning("The static location file cannot be used.", metadata: ["error": "\(reason)"])
+            staticFix = nil
+            staticProblem = reason
+        case (.ip, .fix(let fix)):
+            ipFix = fix.coordinate.isPlausible ? fix : nil
+            ipProblem = nil
+        case (.ip, .unavailable(_, let reason)):
+            // A failed lookup keeps the last IP position: the address has rarely moved.
+            ipProblem = reason
+        case (.ip, _), (.pinned, _):
+            break
         }
         reevaluate()
     }
@@ -189,12 +251,8 @@ public actor ForecastState {
 
     private func reevaluate() {
         let now = clock()
-        let pin = configuration.pin.map {
-            LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
-        }
-        let policy = LocationPolicy(
-            mode: configuration.mode == .auto ? .auto : .pinned, maxFixAge: .seconds(configuration.maxFixAge))
-        var choice = policy.choose(gpsd: configuration.gpsd == nil ? nil : gpsdFix, pin: pin, now: now)
+        let policy = self.policy
+        var choice = policy.choose(candidates, now: now)
         if choice.fix == nil, configuration.mode == .auto, let savedFix {
             choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
         }
@@ -233,7 +291,64 @@ public actor ForecastState {
         inputs.locating = stillLocating
         inputs.errors = currentErrors()
         publishIfChanged(now: now)
+        updateWantedSources(stillLocating: stillLocating)
         if dueFetch() != nil { refreshContinuation.yield() }
+    }
+
+    private var policy: LocationPolicy {
+        LocationPolicy(
+            mode: configuration.mode == .auto ? .auto : .pinned, maxFixAge: .seconds(configuration.maxFixAge),
+            recentFixWindow: .seconds(configuration.recentFixWindow))
+    }
+
+    /// What each source knows now, as far as the settings let it count.
+    private var candidates: LocationPolicy.Candidates {
+        LocationPolicy.Candidates(
+            gpsd: configuration.gpsd == nil ? nil : gpsdFix,
+            staticFile: configuration.staticFile == nil ? nil : staticFix,
+            ip: configuration.ip == nil ? nil : ipFix,
+            pin: configuration.pin.map {
+                LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
+            })
+    }
+
+    /// Works out which sources should run. IP geolocation runs only when nothing better knows the
+    /// position: a machine with a working receiver or a static file never tells a service its address.
+    private func updateWantedSources(stillLocating: Bool) {
+        let wanted = Self.wantedSources(configuration, chosen: inputs.fix, stillLocating: stillLocating)
+        guard wanted != wantedSources else { return }
+        wantedSources = wanted
+        for continuation in sourceSubscribers.values { continuation.yield(wanted) }
+    }
+
+    private static func wantedSources(
+        _ configuration: DaemonConfiguration, chosen: LocationFix?, stillLocating: Bool
+    ) -> Set<DaemonConfiguration.LocationSourceSpec> {
+        var wanted: Set<DaemonConfiguration.LocationSourceSpec> = []
+        guard configuration.mode == .auto else { return wanted }
+        if let gpsd = configuration.gpsd { wanted.insert(.gpsd(gpsd)) }
+        if let path = configuration.staticFile { wanted.insert(.staticFile(path: path)) }
+        let betterSourceKnows = chosen.map { [.gpsd, .staticFile].contains($0.source) } ?? false
+        if let ip = configuration.ip, !betterSourceKnows, !stillLocating { wanted.insert(.ip(ip)) }
+        return wanted
+    }
+
+    /// The position sources that should run now, then every change, until the caller stops iterating.
+    public func locationSourceUpdates() -> AsyncStream<Set<DaemonConfiguration.LocationSourceSpec>> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Set<DaemonConfiguration.LocationSourceSpec>.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        sourceSubscribers[id] = continuation
+        continuation.yield(wantedSources)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeSourceSubscriber(id) }
+        }
+        return stream
+    }
+
+    private func removeSourceSubscriber(_ id: Int) {
+        sourceSubscribers[id] = nil
     }
 
     /// Small moves of a gpsd position (noise, walking) do not republish the report: every
@@ -399,6 +514,102 @@ public actor ForecastState {
 
     private func unsubscribe(_ id: Int) {
         subscribers[id] = nil
+    }
+
+    /// What every position source says and which one is used, for `forecastctl locate`.
+    public func locate() -> LocateAnswer {
+        let now = clock()
+        let chosen = inputs.fix
+        let auto = configuration.mode == .auto
+        func age(_ fix: LocationFix) -> Int { max(0, Int(now.timeIntervalSince(fix.receivedAt))) }
+        func entry(_ source: LocationSource, _ fix: LocationFix, _ detail: String) -> LocateSource {
+            LocateSource(
+                source: source.rawValue, state: .position, used: chosen == fix, latitude: fix.coordinate.latitude,
+                longitude: fix.coordinate.longitude, accuracyM: fix.accuracyMeters, ageSeconds: age(fix), detail: detail)
+        }
+        func off(_ source: LocationSource, _ detail: String) -> LocateSource {
+            LocateSource(source: source.rawValue, state: .off, used: false, detail: detail)
+        }
+        var sources: [LocateSource] = []
+
+        // gpsd
+        if !auto {
+            sources.append(off(.gpsd, "not used: the mode is pinned"))
+        } else if let gpsd = configuration.gpsd {
+            var held = ""
+            if let heldJump {
+                held =
+                    "; a jump to \(heldJump.fix.coordinate.latitude), \(heldJump.fix.coordinate.longitude) implying "
+                    + "\(Int(heldJump.speedKmh)) km/h is held back until following fixes confirm it"
+            }
+            if let fix = gpsdFix {
+                let freshness: String
+                switch policy.freshness(ofGPSD: fix, now: now) {
+                case .fresh: freshness = "fresh (max_fix_age_seconds = \(Int(configuration.maxFixAge)))"
+                case .recent: freshness = "no longer fresh but recent (recent_fix_minutes = \(Int(configuration.recentFixWindow / 60)))"
+                case .old, .none: freshness = "too old to use"
+                }
+                let problem = gpsdProblem.map { "; now: \($0)" } ?? ""
+                sources.append(entry(.gpsd, fix, "last fix \(age(fix)) s old, \(freshness)\(problem)\(held)"))
+            } else if let problem = gpsdProblem {
+                sources.append(
+                    LocateSource(source: "gpsd", state: .problem, used: false, detail: "gpsd at \(gpsd.host):\(gpsd.port): \(problem)"))
+            } else {
+                sources.append(
+                    LocateSource(
+                        source: "gpsd", state: .none, used: false,
+                        detail: (gpsdAnswered ? "connected to \(gpsd.host):\(gpsd.port); the receiver has no fix" : "waiting for gpsd at \(gpsd.host):\(gpsd.port)") + held))
+            }
+        } else {
+            sources.append(off(.gpsd, "switched off ([location.gpsd] enabled = false)"))
+        }
+
+        // The static file
+        if !auto {
+            sources.append(off(.staticFile, "not used: the mode is pinned"))
+        } else if let path = configuration.staticFile {
+            if let fix = staticFix {
+                sources.append(entry(.staticFile, fix, "from \(path)"))
+            } else if let problem = staticProblem {
+                sources.append(LocateSource(source: LocationSource.staticFile.rawValue, state: .problem, used: false, detail: problem))
+            } else {
+                sources.append(LocateSource(source: LocationSource.staticFile.rawValue, state: .none, used: false, detail: "there is no \(path)"))
+            }
+        } else {
+            sources.append(off(.staticFile, "switched off (static_file = \"\")"))
+        }
+
+        // IP geolocation
+        let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
+        if !auto {
+            sources.append(off(.ip, "not used: the mode is pinned"))
+        } else if configuration.ip != nil {
+            let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
+            if let fix = ipFix {
+                let problem = ipProblem.map { "; the last lookup failed: \($0)" } ?? ""
+                sources.append(entry(.ip, fix, "city-level, looked up \(LocationPolicyText.age(age(fix))) ago\(problem)\(asked)"))
+            } else if let problem = ipProblem {
+                sources.append(LocateSource(source: "ip", state: .problem, used: false, detail: problem + asked))
+            } else {
+                sources.append(
+                    LocateSource(
+                        source: "ip", state: .none, used: false,
+                        detail: ipRunning ? "looking up the network's public address" : "not asked: a better source knows the position"))
+            }
+        } else {
+            sources.append(off(.ip, "switched off ([location.ip] enabled = false)"))
+        }
+
+        // The pin
+        if let pin = candidates.pin {
+            sources.append(entry(.pinned, pin, "[location.pin]" + (pin.label.map { " \"\($0)\"" } ?? "")))
+        } else {
+            sources.append(LocateSource(source: "pinned", state: .none, used: false, detail: "no pin is set"))
+        }
+
+        var chosenName = chosen?.source.rawValue
+        if let chosen, chosen == savedFix, !sources.contains(where: \.used) { chosenName = "saved" }
+        return LocateAnswer(mode: configuration.mode.rawValue, chosen: chosenName, reason: chosenReason, sources: sources)
     }
 
     /// Why the current position source was chosen, for logs and `forecastctl`.

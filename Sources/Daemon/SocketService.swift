@@ -284,6 +284,8 @@ public struct SocketService: Service, CustomStringConvertible {
         case "status":
             let counts = self.counts
             return line(await state.status(clients: counts.connected, watchers: counts.watching))
+        case "locate":
+            return line(await state.locate())
         case "reload":
             guard let reload = options.reload else {
                 return line(ControlErrorMessage(message: "reload is not available"))

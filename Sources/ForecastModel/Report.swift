@@ -83,11 +83,14 @@ public struct ReportLocation: Sendable, Hashable, Codable {
     public var fixTime: String?
     /// Seconds since the position was received.
     public var ageSeconds: Int?
+    /// `true` for positions that are city-level guesses (IP geolocation); absent otherwise.
+    public var approximate: Bool?
 
     public init(
         latitude: Double, longitude: Double, source: String, accuracyM: Double? = nil, fixTime: String? = nil,
-        ageSeconds: Int? = nil
+        ageSeconds: Int? = nil, approximate: Bool? = nil
     ) {
+        self.approximate = approximate
         self.latitude = latitude
         self.longitude = longitude
         self.source = source

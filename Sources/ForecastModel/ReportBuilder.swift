@@ -73,7 +73,8 @@ extension Report {
                 source: fix.source.rawValue,
                 accuracyM: fix.accuracyMeters.map { $0.rounded(places: 1) },
                 fixTime: fix.fixTime.map { Timestamps.rfc3339($0) },
-                ageSeconds: max(0, Int(now.timeIntervalSince(fix.receivedAt).rounded(.down))))
+                ageSeconds: max(0, Int(now.timeIntervalSince(fix.receivedAt).rounded(.down))),
+                approximate: fix.source == .ip ? true : nil)
         }
 
         let place = inputs.place.map { place in

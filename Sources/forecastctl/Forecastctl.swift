@@ -23,7 +23,7 @@ struct Forecastctl: ParsableCommand {
         version: ForecastdVersion.current,
         subcommands: [
             Status.self, Watch.self, ForecastCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
-            SetCommand.self, ConfigCommand.self, ReloadCommand.self,
+            SetCommand.self, ConfigCommand.self, ReloadCommand.self, LocateCommand.self,
         ]
     )
 }

@@ -1,0 +1,180 @@
+import FileStore
+import ForecastModel
+import Foundation
+import Logging
+
+/// Positions from IP geolocation services: city-level at best, wrong behind a VPN, and asked rarely.
+///
+/// A lookup asks the services in order until one gives a position. At most one lookup an hour is
+/// made, whatever happens (a restart included: the last lookup and its answer are kept in a small file
+/// in the state directory). A service that asks to slow down (HTTP 429, its own rate-limit answer,
+/// `Retry-After`, ip-api's `X-Ttl`) is not asked again before it allows. The one exception to the hourly
+/// rule is a lookup that reached no service at all (offline): it is retried after a few minutes, since
+/// no service saw it.
+///
+/// The daemon runs this provider only while it needs it (no fresh or recent gpsd fix, no static
+/// file), so a machine with a working receiver never tells anyone its address.
+public struct IPLocationProvider: LocationProvider {
+    public struct Endpoint: Sendable, Hashable {
+        public var service: IPGeolocationService
+        public var url: URL
+
+        public init(service: IPGeolocationService, url: URL) {
+            self.service = service
+            self.url = url
+        }
+    }
+
+    public var endpoints: [Endpoint]
+    public var transport: any IPGeolocationTransport
+    /// The file that keeps the last lookup across restarts; nil keeps it in memory only.
+    public var cachePath: String?
+    public var minimumInterval: Duration
+    public var offlineRetry: Duration
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    public init(
+        endpoints: [Endpoint], transport: any IPGeolocationTransport, cachePath: String?,
+        minimumInterval: Duration = .seconds(3600), offlineRetry: Duration = .seconds(300), logger: Logger,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.endpoints = endpoints
+        self.transport = transport
+        self.cachePath = cachePath
+        self.minimumInterval = minimumInterval
+        self.offlineRetry = offlineRetry
+        self.logger = logger
+        self.clock = clock
+    }
+
+    public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
+        var cache = IPLocationCache.load(from: cachePath, logger: logger)
+        if let result = cache.result, let at = cache.lookedUpAt {
+            // The cached answer serves at once; its age shows in the report.
+            deliver(.fix(result.fix(receivedAt: at)))
+        }
+        while !Task.isCancelled {
+            let now = clock()
+            let next = cache.nextLookup(
+                services: endpoints.map(\.service), minimumInterval: minimumInterval, offlineRetry: offlineRetry)
+            if next > now {
+                // Woken at least every minute so that a clock change cannot postpone a lookup for long.
+                try? await Task.sleep(for: .seconds(min(max(next.timeIntervalSince(now), 0.05), 60)))
+                continue
+            }
+            let event = await lookUp(&cache, now: now)
+            cache.save(to: cachePath, logger: logger)
+            if let event { deliver(event) }
+        }
+    }
+
+    /// Asks the services in order until one answers with a position.
+    func lookUp(_ cache: inout IPLocationCache, now: Date) async -> LocationEvent? {
+        var failures: [IPGeolocationFailure] = []
+        for endpoint in endpoints {
+            if Task.isCancelled { return nil }
+            if let until = cache.blockedUntil[endpoint.service.rawValue], until > now {
+                failures.append(
+                    IPGeolocationFailure(
+                        service: endpoint.service, kind: .rateLimited,
+                        detail: "rate limited until \(Timestamps.rfc3339(until)); not asked"))
+                continue
+            }
+            let outcome = await transport.get(endpoint.url, service: endpoint.service)
+            switch outcome.flatMap({ endpoint.service.decode($0) }) {
+            case .success(let result):
+                cache.result = result
+                cache.lookedUpAt = now
+                cache.lastAttempt = now
+                cache.lastAttemptReachedNoService = false
+                logger.info(
+                    "IP geolocation placed this machine's public address.",
+                    metadata: [
+                        "ip.service": "\(result.service.rawValue)", "ip.place": "\(result.summary)",
+                        "location.latitude": "\(result.coordinate.latitude)",
+                        "location.longitude": "\(result.coordinate.longitude)",
+                    ])
+                return .fix(result.fix(receivedAt: now))
+            case .failure(let failure):
+                failures.append(failure)
+                if failure.kind == .rateLimited {
+                    // Never before the service allows, and never sooner than the hourly rule anyway.
+                    let wait = max(failure.retryAfter?.seconds ?? 3600, minimumInterval.seconds)
+                    cache.blockedUntil[endpoint.service.rawValue] = now.addingTimeInterval(wait)
+                }
+                logger.debug(
+                    "An IP geolocation service gave no position.",
+                    metadata: ["ip.service": "\(failure.service.rawValue)", "error.kind": "\(failure.kind.rawValue)", "error": "\(failure.detail)"])
+            }
+        }
+        cache.lastAttempt = now
+        cache.lastAttemptReachedNoService = !failures.isEmpty && failures.allSatisfy { $0.kind == .offline }
+        let reason =
+            failures.isEmpty
+            ? "no IP geolocation service is configured"
+            : "no IP geolocation service gave a position: " + failures.map(\.description).joined(separator: "; ")
+        logger.warning("IP geolocation failed.", metadata: ["error": "\(reason)"])
+        return .unavailable(source: .ip, reason: reason)
+    }
+}
+
+/// The last IP lookup, kept across restarts so that restarting the daemon never means another lookup.
+struct IPLocationCache: Codable, Sendable, Hashable {
+    var version = 1
+    var result: IPGeolocationResult?
+    var lookedUpAt: Date?
+    var lastAttempt: Date?
+    /// Whether the last attempt reached no service at all (offline): such an attempt is retried sooner.
+    var lastAttemptReachedNoService = false
+    /// Services that asked to slow down, by raw name, and until when.
+    var blockedUntil: [String: Date] = [:]
+
+    /// When the next lookup may be made.
+    func nextLookup(services: [IPGeolocationService], minimumInterval: Duration, offlineRetry: Duration) -> Date {
+        guard let lastAttempt else { return .distantPast }
+        var next = lastAttempt.addingTimeInterval(lastAttemptReachedNoService ? offlineRetry.seconds : minimumInterval.seconds)
+        // When every service is blocked for longer, wait for the first to allow again.
+        let blocks = services.map { blockedUntil[$0.rawValue] ?? .distantPast }
+        if let earliest = blocks.min(), earliest > next { next = earliest }
+        return next
+    }
+
+    static func load(from path: String?, logger: Logger) -> IPLocationCache {
+        guard let path, let data = FileManager.default.contents(atPath: path) else { return IPLocationCache() }
+        do {
+            let cache = try decoder.decode(IPLocationCache.self, from: data)
+            guard cache.version == 1 else { return IPLocationCache() }
+            return cache
+        } catch {
+            logger.warning(
+                "The saved IP lookup cannot be read; it will be done again.", metadata: ["path": "\(path)", "error": "\(error)"])
+            return IPLocationCache()
+        }
+    }
+
+    func save(to path: String?, logger: Logger) {
+        guard let path else { return }
+        do {
+            try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            try AtomicFile.write(Array(try Self.encoder.encode(self)), to: path, mode: 0o600)
+        } catch {
+            logger.warning(
+                "The IP lookup could not be saved; a restart may look it up again.",
+                metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
