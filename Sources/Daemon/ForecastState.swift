@@ -31,6 +31,9 @@ public actor ForecastState {
     private var heldJump: (fix: LocationFix, speedKmh: Double)?
     private var staticFix: LocationFix?
     private var staticProblem: String?
+    /// Whether the static file has been read since it was configured: until then IP geolocation waits,
+    /// since the file, when there is one, would make asking unnecessary.
+    private var staticAnswered = false
     private var ipFix: LocationFix?
     private var ipProblem: String?
     private var chosenReason = ""
@@ -85,7 +88,8 @@ public actor ForecastState {
         self.locatingGrace = locatingGrace
         jumpFilter = JumpFilter(maxSpeedKmh: configuration.maxSpeedKmh)
         // gpsd gets its start-up grace before IP geolocation is considered.
-        wantedSources = Self.wantedSources(configuration, chosen: nil, stillLocating: configuration.gpsd != nil)
+        wantedSources = Self.wantedSources(
+            configuration, chosen: nil, stillLocating: configuration.gpsd != nil || configuration.staticFile != nil)
         let now = clock()
         startedAt = now
         inputs = ReportInputs(
@@ -122,6 +126,7 @@ public actor ForecastState {
         if old.staticFile != new.staticFile {
             staticFix = nil
             staticProblem = nil
+            staticAnswered = false
         }
         if new.ip == nil {
             // Switched off for privacy: its position goes too.
@@ -220,17 +225,11 @@ public actor ForecastState {
         case (.gpsd, .unavailable(_, let reason)):
             gpsdAnswered = true
             gpsdProblem = reason
-        case (.staticFile, .fix(let fix)):
-            staticFix = fix.coordinate.isPlausible ? fix : nil
-            staticProblem = nil
-        case (.staticFile, .noFix), (.staticFile, .connected):
-            staticFix = nil
-            staticProblem = nil
-        case (.staticFile, .unavailable(_, let reason)):
-            // The file is there but wrong: its old position goes, since the user meant to change it.
-            logger.warning("The static location file cannot be used.", metadata: ["error": "\(reason)"])
-            staticFix = nil
-            staticProblem = reason
+        case (.staticFile, _) where !staticAnswered:
+            staticAnswered = true
+            handleStaticFile(event)
+        case (.staticFile, _):
+            handleStaticFile(event)
         case (.ip, .fix(let fix)):
             ipFix = fix.coordinate.isPlausible ? fix : nil
             ipProblem = nil
@@ -243,6 +242,22 @@ public actor ForecastState {
         reevaluate()
     }
 
+    private func handleStaticFile(_ event: LocationEvent) {
+        switch event {
+        case .fix(let fix):
+            staticFix = fix.coordinate.isPlausible ? fix : nil
+            staticProblem = nil
+        case .noFix, .connected:
+            staticFix = nil
+            staticProblem = nil
+        case .unavailable(_, let reason):
+            // The file is there but wrong: its old position goes, since the user meant to change it.
+            logger.warning("The static location file cannot be used.", metadata: ["error": "\(reason)"])
+            staticFix = nil
+            staticProblem = reason
+        }
+    }
+
     /// Re-judges everything that depends on time: fix freshness, staleness, due refreshes.
     /// Called once at start (a pin is usable before any source answers) and then periodically.
     public func tick() {
@@ -253,6 +268,8 @@ public actor ForecastState {
         let now = clock()
         let policy = self.policy
         var choice = policy.choose(candidates, now: now)
+        // The saved position stands in for a source, but must not stop IP geolocation from being asked.
+        let sourceChosen = choice.fix
         if choice.fix == nil, configuration.mode == .auto, let savedFix {
             choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
         }
@@ -291,7 +308,7 @@ public actor ForecastState {
         inputs.locating = stillLocating
         inputs.errors = currentErrors()
         publishIfChanged(now: now)
-        updateWantedSources(stillLocating: stillLocating)
+        updateWantedSources(chosen: sourceChosen, stillLocating: stillLocating)
         if dueFetch() != nil { refreshContinuation.yield() }
     }
 
@@ -314,8 +331,10 @@ public actor ForecastState {
 
     /// Works out which sources should run. IP geolocation runs only when nothing better knows the
     /// position: a machine with a working receiver or a static file never tells a service its address.
-    private func updateWantedSources(stillLocating: Bool) {
-        let wanted = Self.wantedSources(configuration, chosen: inputs.fix, stillLocating: stillLocating)
+    private func updateWantedSources(chosen: LocationFix?, stillLocating: Bool) {
+        let wanted = Self.wantedSources(
+            configuration, chosen: chosen,
+            stillLocating: stillLocating || (configuration.staticFile != nil && !staticAnswered))
         guard wanted != wantedSources else { return }
         wantedSources = wanted
         for continuation in sourceSubscribers.values { continuation.yield(wanted) }

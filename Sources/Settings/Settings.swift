@@ -381,6 +381,10 @@ extension Settings {
     public static let defaultStaticFile = "/etc/geolocation"
     /// The environment variable that gives the OpenWeatherMap API key when the file gives none.
     public static let openWeatherMapKeyVariable = "FORECASTD_OPENWEATHERMAP_API_KEY"
+    /// The environment variable that, set to `0`, `off`, `no` or `false`, turns IP geolocation off in the
+    /// built-in defaults: for a whole machine (a systemd drop-in) or a test harness, without a settings file.
+    /// A settings file's `[location.ip] enabled` still wins.
+    public static let ipGeolocationVariable = "FORECASTD_IP_GEOLOCATION"
 
     /// The settings used when no file exists, and the base every file is laid over.
     ///
@@ -392,6 +396,7 @@ extension Settings {
     /// - ``stateDirectory`` is `$XDG_STATE_HOME/forecastd`, else `$HOME/.local/state/forecastd`, or
     ///   `/var/lib/forecastd` for a system service.
     /// - the OpenWeatherMap key is `$FORECASTD_OPENWEATHERMAP_API_KEY` when that is set and not empty.
+    /// - IP geolocation is off when `$FORECASTD_IP_GEOLOCATION` is `0`, `off`, `no` or `false`.
     ///
     /// XDG variables holding relative paths are ignored, as the XDG base directory specification says.
     ///
@@ -441,7 +446,9 @@ extension Settings {
                 maxSpeedKmh: 1200,
                 pin: nil,
                 gpsd: Gpsd(enabled: true, host: "127.0.0.1", port: 2947, maxFixAgeSeconds: 120, recentFixMinutes: 30),
-                ip: IPGeolocation(enabled: true, services: [.ipinfo, .ipapi], urls: defaultIPServiceURLs)
+                ip: IPGeolocation(
+                    enabled: !["0", "off", "no", "false"].contains(environment[ipGeolocationVariable]?.lowercased() ?? ""),
+                    services: [.ipinfo, .ipapi], urls: defaultIPServiceURLs)
             ),
             providers: Providers(
                 order: [.openMeteo, .metNorway],

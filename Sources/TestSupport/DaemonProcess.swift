@@ -38,6 +38,8 @@ public final class DaemonProcess: @unchecked Sendable {
             "XDG_STATE_HOME": directory.path + "/state",
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
+            // Tests that run on the built-in defaults must not ask a real IP geolocation service.
+            "FORECASTD_IP_GEOLOCATION": "off",
         ]
     }
 

@@ -108,10 +108,12 @@ struct ForecastStateTests {
         #expect(await state.dueFetch() == nil)
         #expect(await state.report.status == .ok)
 
-        // 1 km away: same forecast.
+        // 1 km away a minute later: same forecast.
+        clock.advance(60)
         await state.handle(.fix(gpsdFix(48.9133, 2.3330)))
         #expect(await state.dueFetch() == nil)
-        // 10 km away: a new forecast is due at once.
+        // 10 km away ten minutes later: a new forecast is due at once.
+        clock.advance(600)
         await state.handle(.fix(gpsdFix(48.9943, 2.3330)))
         #expect(await state.dueFetch() != nil)
         await state.forecastSucceeded(forecast(), for: Coordinate(latitude: 48.9943, longitude: 2.3330))
@@ -191,5 +193,90 @@ struct ForecastStateTests {
         let second = await iterator.next()
         #expect(second?.status == .ok)
         #expect(second?.location?.latitude == 48.9043)
+    }
+
+    // MARK: Choosing among sources
+
+    func staticFix(_ latitude: Double, _ longitude: Double) -> LocationFix {
+        LocationFix(coordinate: Coordinate(latitude: latitude, longitude: longitude), source: .staticFile, receivedAt: clock.now)
+    }
+
+    func ipFix(_ latitude: Double, _ longitude: Double) -> LocationFix {
+        LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), source: .ip, accuracyMeters: 15_000,
+            receivedAt: clock.now)
+    }
+
+    func withSources(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
+        var configuration = configuration
+        configuration.staticFile = "/etc/geolocation"
+        configuration.ip = DaemonConfiguration.IPLookup(endpoints: [])
+        configuration.recentFixWindow = 1800
+        return configuration
+    }
+
+    func runsIP(_ state: ForecastState) async -> Bool {
+        var iterator = await state.locationSourceUpdates().makeAsyncIterator()
+        let wanted = await iterator.next() ?? []
+        return wanted.contains { if case .ip = $0 { true } else { false } }
+    }
+
+    @Test("IP geolocation runs only when nothing better knows the position, and not before the static file was read")
+    func ipOnlyWhenNeeded() async {
+        let state = makeState(withSources(configuration(gpsd: false)))
+        #expect(await runsIP(state) == false)  // the static file has not been read yet
+        await state.handle(.noFix(source: .staticFile))
+        #expect(await runsIP(state) == true)
+        await state.handle(.fix(ipFix(37.42, -122.08)))
+        #expect(await state.report.location?.source == "ip")
+        #expect(await runsIP(state) == true)  // kept running for the hourly re-lookup
+        await state.handle(.fix(staticFix(60.39, 5.32)))
+        #expect(await state.report.location?.source == "static_file")
+        #expect(await runsIP(state) == false)
+    }
+
+    @Test("gpsd's last fix stays in use while recent, then the static file takes over; a fresh fix wins again")
+    func recentThenStatic() async {
+        let state = makeState(withSources(configuration()))
+        await state.handle(.fix(staticFix(60.39, 5.32)))
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        #expect(await state.report.location?.source == "gpsd")
+        clock.advance(120 + 1799)
+        await state.tick()
+        #expect(await state.report.location?.source == "gpsd")
+        #expect(await state.locate().reason.hasPrefix("gpsd has no fresh fix; its last one, 31 min old, is recent enough"))
+        clock.advance(2)
+        await state.tick()
+        #expect(await state.report.location?.source == "static_file")
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        #expect(await state.report.location?.source == "gpsd")
+    }
+
+    @Test("an impossible gpsd jump is held back: the report keeps the old place until following fixes confirm it")
+    func jumpHeldBack() async {
+        let state = makeState(configuration())
+        await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
+        clock.advance(1)
+        await state.handle(.fix(gpsdFix(-33.8688, 151.2093)))  // Sydney, one second later
+        #expect(await state.report.location?.latitude == 48.9043)
+        let gpsd = await state.locate().sources.first
+        #expect(gpsd?.detail.contains("a jump to -33.8688, 151.2093 implying") == true)
+        clock.advance(1)
+        await state.handle(.fix(gpsdFix(-33.8689, 151.2093)))
+        clock.advance(1)
+        await state.handle(.fix(gpsdFix(-33.8688, 151.2094)))
+        #expect(await state.report.location?.latitude == -33.8688)
+    }
+
+    @Test("a broken static file withdraws its position and says why in locate")
+    func brokenStaticFile() async {
+        let state = makeState(withSources(configuration(gpsd: false)))
+        await state.handle(.fix(staticFix(60.39, 5.32)))
+        #expect(await state.report.location?.source == "static_file")
+        await state.handle(.unavailable(source: .staticFile, reason: "/etc/geolocation:2: longitude \"x\" is not a number"))
+        #expect(await state.report.location == nil)
+        let entry = await state.locate().sources.first { $0.source == "static_file" }
+        #expect(entry?.state == .problem)
+        #expect(entry?.detail == "/etc/geolocation:2: longitude \"x\" is not a number")
     }
 }

@@ -7,15 +7,28 @@ import TestSupport
 /// A settings file pointing the daemon at test peers.
 func settingsText(
     gpsdPort: Int?, openMeteoURL: URL, pin: (Double, Double, String?)? = nil, mode: String = "auto",
-    units: String = "metric", output: (statusFile: String, socket: String)? = nil
+    units: String = "metric", output: (statusFile: String, socket: String)? = nil,
+    staticFile: String = "", ipServices: [(name: String, url: URL)] = []
 ) -> String {
+    // A test must never read the machine's /etc/geolocation or ask a real IP geolocation service:
+    // both are off unless the test names its own.
+    var ipSettings = "enabled = \(!ipServices.isEmpty)\n"
+    if !ipServices.isEmpty {
+        ipSettings += "services = [\(ipServices.map { "\"\($0.name)\"" }.joined(separator: ", "))]\n"
+        for service in ipServices {
+            ipSettings += "\(service.name.replacingOccurrences(of: "-", with: "_"))_url = \"\(service.url.absoluteString)\"\n"
+        }
+    }
     var text = """
         units = "\(units)"
         refresh_minutes = 15
 
         [location]
         mode = "\(mode)"
+        static_file = "\(staticFile)"
 
+        [location.ip]
+        \(ipSettings)
         [location.gpsd]
         enabled = \(gpsdPort != nil)
         host = "127.0.0.1"
