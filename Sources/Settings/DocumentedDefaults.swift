@@ -83,7 +83,9 @@ recent_fix_minutes = 30
 
 [location.ip]
 # Whether to ask IP geolocation services where the network's public address is (city-level at
-# best, and wrong behind a VPN). Asked at most once an hour. false keeps your address private.
+# best, and wrong behind a VPN). Asked only when gpsd and the static file know nothing, and at
+# most once an hour. false keeps your address private (so does FORECASTD_IP_GEOLOCATION=off in
+# the daemon's environment, when there is no settings file).
 enabled = true
 
 # The services asked, in order, until one answers. Known: "ipinfo", "ipapi", "ifconfig", "ip-api".
