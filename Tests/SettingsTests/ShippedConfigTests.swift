@@ -59,6 +59,14 @@ struct ShippedConfigTests {
             settings.output.files == [
                 Settings.StatusFile(path: "/run/user/1000/forecastd/waybar.json", format: .waybar, icons: .emoji)
             ])
+        #expect(
+            settings.cities == [
+                Settings.City(
+                    name: "São Paulo", admin1: "São Paulo", countryCode: "BR",
+                    coordinate: Coordinate(latitude: -23.5475, longitude: -46.63611), favorite: true,
+                    added: CalendarDate(year: 2026, month: 11, day: 22), explicitID: "sao-paulo-br")
+            ])
+        #expect(settings.cities.first?.id == CityID.derived(name: "São Paulo", countryCode: "BR"))
     }
 
     @Test("every key is documented, live or as an example")
