@@ -67,7 +67,7 @@ public enum CitiesCSV {
     /// - a line with a wrong number of fields, an empty name, a latitude or longitude that is not a
     ///   number in range (or is 0, 0), a country that is not two letters, or an `added` that is not
     ///   a `YYYY-MM-DD` date is a bad row, reported with its line number;
-    /// - a city already listed (the same id, within ``Settings/City/samePlaceKm``), or listed on an
+    /// - a city already listed (the same name or id, within ``Settings/City/samePlaceKm``), or listed on an
     ///   earlier line, is a duplicate; one listed but not a favourite becomes a favourite;
     /// - every other city is added, as a favourite.
     ///

@@ -195,11 +195,20 @@ extension Settings.City {
 
     /// Where this city goes among `cities`.
     ///
-    /// Its id is looked up in the list. Taken by a city within ``samePlaceKm``, it is a duplicate.
+    /// A listed city of the same name (folded as ids are) within ``samePlaceKm`` is the same city: a
+    /// duplicate. Otherwise its id is looked up in the list. Taken by a city within ``samePlaceKm``,
+    /// it is a duplicate.
     /// Taken by a farther place (Springfield, Illinois after Springfield, Missouri, both
     /// `springfield-us`), the city gets the id of its name, region and country
     /// (`springfield-illinois-us`) when it has a region and that id is free; otherwise it conflicts.
     public func placed(among cities: [Settings.City]) -> CityPlacement {
+        // The same name nearby is the same place, whatever the ids say (one entry may lack a country).
+        let folded = CityID.slug(name)
+        if let same = cities.first(where: {
+            CityID.slug($0.name) == folded && $0.coordinate.distanceKm(to: coordinate) <= Self.samePlaceKm
+        }) {
+            return .duplicate(of: same)
+        }
         guard let taken = cities.first(where: { $0.id == id }) else { return .new(self) }
         if taken.coordinate.distanceKm(to: coordinate) <= Self.samePlaceKm { return .duplicate(of: taken) }
         guard let admin1, !admin1.isEmpty else { return .conflict(with: taken) }

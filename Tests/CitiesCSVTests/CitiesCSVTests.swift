@@ -115,7 +115,7 @@ struct CitiesCSVTests {
         let text = [
             "name,admin1,country,latitude,longitude,added",
             "Nice,\"Provence-Alpes-\nCôte d'Azur\",FR,43.70313,7.26608,2026-11-22",  // lines 2-3
-            "Paris,,FR,48.8566,2.3522,",  // 4: Paris is listed (a favourite): duplicate
+            "Paris,,,48.8566,2.3522,",  // 4: Paris is listed (a favourite), here without a country: duplicate
             "Lyon,,fr,45.75,4.85,",  // 5: Lyon is listed, not a favourite: becomes one
             "Nice,,FR,43.7,7.27,",  // 6: same as line 2
             "Nowhere,,FR,abc,2.0,",  // 7

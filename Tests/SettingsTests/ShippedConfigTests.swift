@@ -20,7 +20,7 @@ struct ShippedConfigTests {
     /// The file with its commented-out examples (`# key = value`, `# [table]`, `# [[table]]`) switched on.
     static func uncommented(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let example = #/^# (\[[a-z_.]+\]|\[\[[a-z_.]+\]\]|[a-z_]+ = \S.*)$/#
+            let example = #/^# (\[[a-z_.]+\]|\[\[[a-z_.]+\]\]|[a-z_][a-z0-9_]* = \S.*)$/#
             if let match = line.wholeMatch(of: example) { return String(match.1) }
             return String(line)
         }.joined(separator: "\n")
