@@ -5,6 +5,8 @@
 // Dependencies point one way:
 //   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
 //   Settings and Daemon write files through FileStore.
+//   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
+//   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -28,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // MARK: C
@@ -63,6 +67,39 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strict),
+
+        // MARK: Cities as CSV
+
+        /// Favourite cities exported to and imported from RFC 4180 CSV, with per-line reports.
+        .target(
+            name: "CitiesCSV",
+            dependencies: [
+                "Settings", "ForecastModel",
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings"], swiftSettings: strict),
+
+        // MARK: History
+
+        /// Favourite cities' readings and issued forecasts in SQLite (WAL), with versioned migrations.
+        .target(
+            name: "History",
+            dependencies: [
+                "ForecastModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HistoryTests",
+            dependencies: [
+                "History", "ForecastModel", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
 
         // MARK: Gazetteer
 
@@ -174,7 +211,7 @@ let package = Package(
         .executableTarget(
             name: "forecastctl",
             dependencies: [
-                "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore",
+                "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -196,7 +233,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // The executables are dependencies so that `swift test` builds them before running.
-            dependencies: ["TestSupport", "Control", "ForecastModel", "Rendering", "forecastd", "forecastctl"],
+            dependencies: [
+                "TestSupport", "Control", "ForecastModel", "Rendering", "History", "forecastd", "forecastctl",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -187,5 +187,31 @@ hot_celsius = 30.0
 # And the class "cold" at or below this one, in °C; it must be below hot_celsius.
 cold_celsius = 0.0
 
+[history]
+# How many days forecastd keeps the readings and forecasts of favourite cities (1 to 36500);
+# older ones are deleted. They are kept in history.sqlite in the state directory:
+# $XDG_STATE_HOME/forecastd (~/.local/state/forecastd when unset), or /var/lib/forecastd for a
+# system service. `forecastctl history NAME` shows them.
+retention_days = 365
+
+# Cities to follow besides where you are: one [[cities]] table per city. `forecastctl cities add
+# NAME` looks a name up offline and writes the table for you. The name to show, the latitude
+# (-90 to 90) and the longitude (-180 to 180) are required; admin1 (the region) and country (an
+# ISO 3166-1 alpha-2 code such as "FR") are optional. A favourite (favorite set to true) has its
+# weather recorded in the history database. The date a city was added is written without quotes.
+# Commands know each city by an id: its name in lower-case letters and digits joined by "-", then
+# "-" and the country code in lower case (São Paulo in BR is sao-paulo-br). Two places with the
+# same name and country need an id of their own, e.g. "springfield-il-us". None by default; for
+# example:
+# [[cities]]
+# name = "São Paulo"
+# admin1 = "São Paulo"
+# country = "BR"
+# latitude = -23.5475
+# longitude = -46.63611
+# favorite = true
+# added = 2026-11-22
+# id = "sao-paulo-br"
+
 """#
 }

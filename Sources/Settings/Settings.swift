@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The shape mirrors the file: `units`, `refresh_minutes`, `[location]` with `[location.pin]`,
 /// `[location.gpsd]` and `[location.ip]`, `[providers]` with a table per weather service, `[output]`
-/// with any number of `[[output.files]]`, and `[display]`. Build one with
+/// with any number of `[[output.files]]`, `[display]`, `[history]` and any number of `[[cities]]`.
+/// Build one with
 /// ``defaults(environment:isSystemService:userID:)``, ``load(from:environment:isSystemService:)`` or
 /// ``decode(_:path:defaults:)``; `config/forecastd.toml` documents every key.
 public struct Settings: Sendable, Hashable {
@@ -21,6 +22,10 @@ public struct Settings: Sendable, Hashable {
     public var output: Output
     /// `[display]`: how reports look in bars.
     public var display: Display
+    /// `[history]`: how long favourite cities' readings are kept.
+    public var history: History
+    /// `[[cities]]`: the places the user follows, in the file's order; no two share an id.
+    public var cities: [City]
     /// Where the daemon keeps state between runs (the last forecast, the last place).
     ///
     /// Not a key of the file yet: `$XDG_STATE_HOME/forecastd` (`~/.local/state/forecastd` when unset),
@@ -29,7 +34,7 @@ public struct Settings: Sendable, Hashable {
 
     public init(
         units: UnitSystem, refreshMinutes: Int, location: Location, providers: Providers, output: Output,
-        display: Display = Display(), stateDirectory: String
+        display: Display = Display(), stateDirectory: String, history: History = History(), cities: [City] = []
     ) {
         self.units = units
         self.refreshMinutes = refreshMinutes
@@ -38,6 +43,8 @@ public struct Settings: Sendable, Hashable {
         self.output = output
         self.display = display
         self.stateDirectory = stateDirectory
+        self.history = history
+        self.cities = cities
     }
 
     /// ``refreshMinutes`` as a duration.

@@ -192,6 +192,14 @@ struct SettingsDecoder {
         if let display = table(root, "display", at: []) {
             decodeDisplay(display, into: &settings.display)
         }
+        if let history = table(root, "history", at: []) {
+            if let days = integer(history, "retention_days", at: ["history"], in: 1...36_500) {
+                settings.history.retentionDays = days
+            }
+        }
+        if let cities = root["cities"] {
+            decodeCities(cities, into: &settings.cities)
+        }
         return settings
     }
 
@@ -453,6 +461,71 @@ struct SettingsDecoder {
         if valid { files = decoded }
     }
 
+    private mutating func decodeCities(_ value: any TOMLValueConvertible, into cities: inout [Settings.City]) {
+        let path = ["cities"]
+        guard value.type == .array, let array = value.array else {
+            report(path, at: .value, "expected [[cities]] tables, found \(Self.describe(value.type))")
+            return
+        }
+        var decoded: [Settings.City] = []
+        var valid = true
+        for (index, element) in array.enumerated() {
+            arrayElement = (path, index)
+            defer { arrayElement = nil }
+            guard element.type == .table, let table = element.table else {
+                report(path, at: .value, "expected a table, found \(Self.describe(element.type))")
+                valid = false
+                continue
+            }
+            checkKeys(of: table, at: path)
+            let before = problems.count
+            let name = nonEmptyString(table, "name", at: path, allowed: "the name to show, such as \"Paris\"")
+            let admin1 = nonEmptyString(
+                table, "admin1", at: path, allowed: "the region's name, such as \"Texas\", or no admin1 key at all")
+            let country = countryCode(table, "country", at: path)
+            let latitude = number(table, "latitude", at: path, in: -90...90)
+            let longitude = number(table, "longitude", at: path, in: -180...180)
+            let favorite = boolean(table, "favorite", at: path) ?? false
+            let added = date(table, "added", at: path)
+            let explicitID = string(table, "id", at: path)
+            if let explicitID, !CityID.isValid(explicitID) {
+                report(
+                    path + ["id"], at: .value, "\(Self.quote(explicitID)) is not an id",
+                    allowed: "lower-case letters and digits in words joined by \"-\", such as \"springfield-il-us\"")
+            }
+            for (key, allowed) in [("name", "a name such as \"Paris\""), ("latitude", "-90...90"), ("longitude", "-180...180")]
+            where table[key] == nil {
+                report(
+                    path + [key], at: .value, "missing; every [[cities]] table needs a name, a latitude and a longitude",
+                    allowed: allowed, anchor: path)
+            }
+            if let latitude, let longitude, latitude == 0 && longitude == 0 {
+                report(
+                    path + ["latitude"], at: .value, "0, 0 is \"null island\", where receivers without a fix claim to be",
+                    allowed: "the city's own coordinates")
+            }
+            guard problems.count == before, let name, let latitude, let longitude else {
+                valid = false
+                continue
+            }
+            let city = Settings.City(
+                name: name, admin1: admin1, countryCode: country,
+                coordinate: Coordinate(latitude: latitude, longitude: longitude), favorite: favorite, added: added,
+                explicitID: explicitID)
+            if let earlier = decoded.firstIndex(where: { $0.id == city.id }) {
+                report(
+                    path + [explicitID != nil ? "id" : "name"], at: .value,
+                    "the id \(Self.quote(city.id)) is already that of cities[\(earlier + 1)] (\(decoded[earlier].label))",
+                    allowed: "each city once; two places of one name need an id key of their own, such as id = "
+                        + Self.quote(city.id + "-2"))
+                valid = false
+                continue
+            }
+            decoded.append(city)
+        }
+        if valid { cities = decoded }
+    }
+
     private mutating func decodeDisplay(_ display: TOMLTable, into settings: inout Settings.Display) {
         let path = ["display"]
         if let icons: Settings.IconSet = choice(display, "icons", at: path, noun: "an icon set") {
@@ -604,6 +677,37 @@ struct SettingsDecoder {
             return nil
         }
         return url
+    }
+
+    /// An ISO 3166-1 alpha-2 code, two ASCII letters in either case; returned upper-case.
+    private mutating func countryCode(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
+        guard let string = string(table, key, at: path) else { return nil }
+        guard string.count == 2, string.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic }) else {
+            report(
+                path + [key], at: .value, "\(Self.quote(string)) is not a country code",
+                allowed: "an ISO 3166-1 alpha-2 code such as \"FR\", or no country key at all")
+            return nil
+        }
+        return string.uppercased()
+    }
+
+    /// A TOML local date, `2026-11-22` without quotes.
+    private mutating func date(_ table: TOMLTable, _ key: String, at path: [String]) -> CalendarDate? {
+        guard let value = table[key] else { return nil }
+        let allowed = "a date written as 2026-11-22, without quotes"
+        guard value.type == .date, let tomlDate = value.date else {
+            if value.type == .string, let text = value.string, CalendarDate(text) != nil {
+                report(path + [key], at: .value, "expected a date, found a string", allowed: allowed)
+            } else {
+                report(path + [key], at: .value, "expected a date, found \(Self.describe(value.type))", allowed: allowed)
+            }
+            return nil
+        }
+        guard let date = CalendarDate(year: tomlDate.year, month: tomlDate.month, day: tomlDate.day) else {
+            report(path + [key], at: .value, "is not a day of the calendar", allowed: allowed)
+            return nil
+        }
+        return date
     }
 
     /// A list of names, each one of `Choice`: not empty, none twice.

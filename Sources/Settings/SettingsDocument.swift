@@ -10,7 +10,7 @@
 /// The document does not validate: ``SettingsFileEditor`` decodes the result before writing it.
 public struct SettingsDocument: Sendable, Hashable {
     /// The current text.
-    public private(set) var text: String
+    public internal(set) var text: String
 
     public init(_ text: String) {
         self.text = text
@@ -150,7 +150,7 @@ public struct SettingsDocument: Sendable, Hashable {
     }
 
     /// Inserts `line` after line `number` (0: at the start), indented like that line.
-    private mutating func insertLine(_ line: String, afterLine number: Int, map: TOMLSourceMap, bytes: inout [UInt8]) {
+    mutating func insertLine(_ line: String, afterLine number: Int, map: TOMLSourceMap, bytes: inout [UInt8]) {
         let lineEnding = Self.lineEnding(of: bytes)
         var indentation: [UInt8] = []
         if number >= 1, let range = map.byteRange(ofLine: number) {

@@ -156,6 +156,16 @@ public enum SettingsFileEditor {
                     key: "output.files", old: .integer(before.output.files.count),
                     new: .integer(after.output.files.count)))
         }
+        let ids = { (settings: Settings) in settings.cities.map(\.id) }
+        if ids(before) != ids(after) {
+            changes.append(SettingsChange(key: "cities", old: .strings(ids(before)), new: .strings(ids(after))))
+        }
+        let favorites = { (settings: Settings) in settings.favoriteCities.map(\.id) }
+        if favorites(before) != favorites(after) {
+            changes.append(
+                SettingsChange(
+                    key: "cities (favorites)", old: .strings(favorites(before)), new: .strings(favorites(after))))
+        }
         return changes
     }
 

@@ -49,6 +49,7 @@ extension Settings {
         case ["display", "icons"]: .string(display.icons.rawValue)
         case ["display", "hot_celsius"]: .number(display.hotCelsius)
         case ["display", "cold_celsius"]: .number(display.coldCelsius)
+        case ["history", "retention_days"]: .integer(history.retentionDays)
         default: nil
         }
     }
@@ -86,6 +87,28 @@ extension Settings {
                 "icons = \(SettingsDecoder.quote(file.icons.rawValue))",
             ]
         }
+        for city in cities {
+            lines += ["", "[[cities]]"] + city.tomlLines
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension Settings.City {
+    /// The keys of the city's `[[cities]]` table, one `key = value` a line, in documentation order;
+    /// keys without a value (no region, no date) are left out, and `id` is written only when it is
+    /// not the derived one.
+    public var tomlLines: [String] {
+        var lines = ["name = \(SettingsDecoder.quote(name))"]
+        if let admin1 { lines.append("admin1 = \(SettingsDecoder.quote(admin1))") }
+        if let countryCode { lines.append("country = \(SettingsDecoder.quote(countryCode))") }
+        lines.append("latitude = \(SettingsValue.number(coordinate.latitude).toml)")
+        lines.append("longitude = \(SettingsValue.number(coordinate.longitude).toml)")
+        lines.append("favorite = \(favorite)")
+        if let added { lines.append("added = \(added)") }
+        if let explicitID, explicitID != CityID.derived(name: name, countryCode: countryCode) {
+            lines.append("id = \(SettingsDecoder.quote(explicitID))")
+        }
+        return lines
     }
 }

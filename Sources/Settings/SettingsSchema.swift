@@ -13,7 +13,8 @@ package enum SettingsSchema {
     }
 
     package static let tables: [Table] = [
-        Table(path: [], keys: ["units", "refresh_minutes", "location", "providers", "output", "display"]),
+        Table(
+            path: [], keys: ["units", "refresh_minutes", "location", "providers", "output", "display", "history", "cities"]),
         Table(
             path: ["location"],
             keys: ["mode", "refresh_distance_km", "naming", "static_file", "max_speed_kmh", "pin", "gpsd", "ip"]),
@@ -35,6 +36,10 @@ package enum SettingsSchema {
         Table(path: ["output"], keys: ["status_file", "socket", "socket_group", "max_clients", "files"]),
         Table(path: ["output", "files"], keys: ["path", "format", "template", "icons"], isArrayOfTables: true),
         Table(path: ["display"], keys: ["icons", "hot_celsius", "cold_celsius"]),
+        Table(path: ["history"], keys: ["retention_days"]),
+        Table(
+            path: ["cities"], keys: ["name", "admin1", "country", "latitude", "longitude", "favorite", "added", "id"],
+            isArrayOfTables: true),
     ]
 
     /// The type of every value key, by its full path.
@@ -83,7 +88,21 @@ package enum SettingsSchema {
         ["display", "icons"]: .string,
         ["display", "hot_celsius"]: .number,
         ["display", "cold_celsius"]: .number,
+        ["history", "retention_days"]: .integer,
+        ["cities", "name"]: .string,
+        ["cities", "admin1"]: .string,
+        ["cities", "country"]: .string,
+        ["cities", "latitude"]: .number,
+        ["cities", "longitude"]: .number,
+        ["cities", "favorite"]: .boolean,
+        ["cities", "added"]: .date,
+        ["cities", "id"]: .string,
     ]
+
+    /// The tables written as `[[path]]`, whose keys `forecastctl set` cannot address.
+    package static var arrayOfTablesPaths: [[String]] {
+        tables.filter(\.isArrayOfTables).map(\.path)
+    }
 
     /// Keys whose value is a secret: never shown, only whether and where it is set.
     package static let secretKeys: Set<[String]> = [["providers", "openweathermap", "api_key"]]

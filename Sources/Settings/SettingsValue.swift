@@ -10,6 +10,8 @@ public enum SettingsValueType: Sendable, Hashable, CustomStringConvertible {
     case boolean
     /// An array of strings.
     case strings
+    /// A TOML local date, `2026-11-22`.
+    case date
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum SettingsValueType: Sendable, Hashable, CustomStringConvertible {
         case .number: "a number"
         case .boolean: "true or false"
         case .strings: "a list of names"
+        case .date: "a date such as 2026-11-22"
         }
     }
 }
@@ -29,10 +32,13 @@ public enum SettingsValue: Sendable, Hashable, CustomStringConvertible {
     case number(Double)
     case boolean(Bool)
     case strings([String])
+    case date(CalendarDate)
 
-    /// The value as TOML writes it: `"imperial"`, `30`, `5.0`, `true`, `["open-meteo", "met-norway"]`.
+    /// The value as TOML writes it: `"imperial"`, `30`, `5.0`, `true`, `["open-meteo", "met-norway"]`,
+    /// `2026-11-22`.
     public var toml: String {
         switch self {
+        case .date(let date): date.description
         case .string(let string): SettingsDecoder.quote(string)
         case .integer(let integer): String(integer)
         case .number(let number): Self.render(number)
@@ -72,11 +78,13 @@ public struct SettingsKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Every key that can be set, in the order `config/forecastd.toml` documents them.
     ///
-    /// The keys of `[[output.files]]` are not among them: which of the tables would be meant is not
-    /// something a key path can say, so those are edited in the file.
+    /// The keys of `[[output.files]]` and `[[cities]]` are not among them: which of the tables would be
+    /// meant is not something a key path can say, so those are edited in the file (and cities with
+    /// `forecastctl cities`).
     public static var all: [SettingsKey] {
-        SettingsSchema.valueKeyPaths.compactMap { path in
-            guard !path.starts(with: ["output", "files"]), let type = SettingsSchema.valueTypes[path] else {
+        let arrays = SettingsSchema.arrayOfTablesPaths
+        return SettingsSchema.valueKeyPaths.compactMap { path in
+            guard !arrays.contains(where: { path.starts(with: $0) }), let type = SettingsSchema.valueTypes[path] else {
                 return nil
             }
             return SettingsKey(path: path, type: type)
@@ -101,6 +109,12 @@ public struct SettingsKey: Sendable, Hashable, CustomStringConvertible {
                 .invalidRequest,
                 "\(dotted): the [[output.files]] tables can be any number, so forecastctl cannot tell which one "
                     + "to change; edit them in the settings file")
+        }
+        if path.first == "cities" {
+            throw SettingsEditError(
+                .invalidRequest,
+                "\(dotted): the [[cities]] tables are changed with `forecastctl cities add`, `remove`, `favorite` and "
+                    + "`unfavorite`, or in the settings file")
         }
         guard let key = Self.all.first(where: { $0.path == path }) else {
             // The keys of the table it would be in, and its sub-tables, so a typo meets its correction.
@@ -142,6 +156,8 @@ public struct SettingsKey: Sendable, Hashable, CustomStringConvertible {
             case "false", "no", "off": return .boolean(false)
             default: break
             }
+        case .date:
+            if let date = CalendarDate(trimmed) { return .date(date) }
         case .strings:
             if trimmed.hasPrefix("[") {
                 if let strings = Self.tomlStrings(trimmed) { return .strings(strings) }

@@ -24,6 +24,7 @@ struct Forecastctl: ParsableCommand {
         subcommands: [
             Status.self, Watch.self, ForecastCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
             SetCommand.self, ConfigCommand.self, ReloadCommand.self, LocateCommand.self,
+            CitiesCommand.self, HistoryCommand.self,
         ]
     )
 }

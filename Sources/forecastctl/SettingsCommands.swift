@@ -8,13 +8,13 @@ import Settings
 // The commands that read and edit the settings file: units, pin, unpin, mode, set, config, reload.
 
 /// The exit codes of the commands that edit the settings file, for their help.
-private let editExitCodes = """
+let editExitCodes = """
     Exit codes: 0 the file was changed (or already said so); 1 the file could not be read or written; \
     64 bad arguments, or a value the settings do not allow (nothing was written); 78 the settings file has \
     errors now (nothing was written; fix them first).
     """
 
-private let editDiscussion = """
+let editDiscussion = """
     The file edited is the one forecastd reads (--config PATH, $FORECASTD_CONFIG, \
     $XDG_CONFIG_HOME/forecastd/forecastd.toml, /etc/forecastd/forecastd.toml); when there is none, \
     $XDG_CONFIG_HOME/forecastd/forecastd.toml is created from the documented defaults. Only the value \

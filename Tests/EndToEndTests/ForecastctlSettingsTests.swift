@@ -196,7 +196,7 @@ struct ForecastctlSettingsTests {
             (
                 ["set", "colour", "red"], 64,
                 "forecastctl: colour is not a settings key "
-                    + "(allowed: units, refresh_minutes, location.…, providers.…, output.…, display.…)\n"
+                    + "(allowed: units, refresh_minutes, location.…, providers.…, output.…, display.…, history.…)\n"
             ),
             (
                 ["set", "units"], 64,

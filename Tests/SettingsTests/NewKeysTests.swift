@@ -412,7 +412,9 @@ struct SettingsKeyTests {
         }
         #expect(throws: SettingsEditError.self) { try SettingsKey("location") }
         #expect(throws: SettingsEditError.self) { try SettingsKey("output.files.path") }
-        #expect(SettingsKey.all.count == SettingsSchema.valueKeyPaths.count - 4)
+        #expect(throws: SettingsEditError.self) { try SettingsKey("cities.favorite") }
+        // The keys of [[output.files]] (4) and [[cities]] (8) cannot be set by key path.
+        #expect(SettingsKey.all.count == SettingsSchema.valueKeyPaths.count - 12)
         #expect(SettingsKey.all.allSatisfy { SettingsSchema.valueTypes[$0.path] == $0.type })
     }
 

@@ -20,7 +20,7 @@ struct ShippedConfigTests {
     /// The file with its commented-out examples (`# key = value`, `# [table]`, `# [[table]]`) switched on.
     static func uncommented(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let example = #/^# (\[[a-z_.]+\]|\[\[[a-z_.]+\]\]|[a-z_]+ = \S.*)$/#
+            let example = #/^# (\[[a-z_.]+\]|\[\[[a-z_.]+\]\]|[a-z_][a-z0-9_]* = \S.*)$/#
             if let match = line.wholeMatch(of: example) { return String(match.1) }
             return String(line)
         }.joined(separator: "\n")
@@ -59,6 +59,14 @@ struct ShippedConfigTests {
             settings.output.files == [
                 Settings.StatusFile(path: "/run/user/1000/forecastd/waybar.json", format: .waybar, icons: .emoji)
             ])
+        #expect(
+            settings.cities == [
+                Settings.City(
+                    name: "São Paulo", admin1: "São Paulo", countryCode: "BR",
+                    coordinate: Coordinate(latitude: -23.5475, longitude: -46.63611), favorite: true,
+                    added: CalendarDate(year: 2026, month: 11, day: 22), explicitID: "sao-paulo-br")
+            ])
+        #expect(settings.cities.first?.id == CityID.derived(name: "São Paulo", countryCode: "BR"))
     }
 
     @Test("every key is documented, live or as an example")
