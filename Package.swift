@@ -176,7 +176,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering",
-                "Control",
+                "Control", "History",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -70,11 +70,14 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var icons: String?
     /// Template for `format=template`.
     public var template: String?
+    /// For `report` and `watch`: one of the listed cities (id or name) instead of "here".
+    public var city: String?
 
     public init(
         request: String, value: String? = nil, name: String? = nil, format: String? = nil, icons: String? = nil,
-        template: String? = nil
+        template: String? = nil, city: String? = nil
     ) {
+        self.city = city
         self.request = request
         self.value = value
         self.name = name
@@ -91,7 +94,7 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     }
 
     /// Parses a request line. Plain lines are `WORD [VALUE…] [key=value…]` with keys `format`,
-    /// `icons`, `name` and `template`; JSON lines are objects with a `request` member.
+    /// `icons`, `name`, `template` and `city`; JSON lines are objects with a `request` member.
     public static func parse(_ line: String) throws(ControlRequestError) -> ControlRequest {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("{") {
@@ -109,13 +112,14 @@ public struct ControlRequest: Codable, Sendable, Hashable {
         var request = ControlRequest(request: words.removeFirst().lowercased())
         var values: [String] = []
         for word in words {
-            if let equals = word.firstIndex(of: "="), ["format", "icons", "name", "template"].contains(word[..<equals].lowercased()) {
+            if let equals = word.firstIndex(of: "="), ["format", "icons", "name", "template", "city"].contains(word[..<equals].lowercased()) {
                 let key = word[..<equals].lowercased()
                 let value = String(word[word.index(after: equals)...])
                 switch key {
                 case "format": request.format = value
                 case "icons": request.icons = value
                 case "name": request.name = value
+                case "city": request.city = value
                 default: request.template = value
                 }
             } else {

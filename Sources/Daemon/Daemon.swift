@@ -140,6 +140,9 @@ public struct Daemon: Sendable {
                         cachePath: ipCachePath, logger: logger)
                 }
             },
+            HistoryService(
+                state: state, path: settings.historyDatabasePath,
+                retentionDays: { await state.currentConfiguration.historyRetentionDays }, logger: logger),
             ForecastService(state: state) { configuration in
                 Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
             },

@@ -39,6 +39,22 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
     }
 
+    /// One of the user's listed places (`[[cities]]`).
+    public struct City: Sendable, Hashable {
+        public var id: String
+        public var name: String
+        public var coordinate: Coordinate
+        /// Favourites have every reading kept in the history database.
+        public var favorite: Bool
+
+        public init(id: String, name: String, coordinate: Coordinate, favorite: Bool) {
+            self.id = id
+            self.name = name
+            self.coordinate = coordinate
+            self.favorite = favorite
+        }
+    }
+
     public var units: UnitSystem
     public var refreshInterval: TimeInterval
     public var mode: Mode
@@ -61,6 +77,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var ip: IPLookup?
     /// `max_speed_kmh`: gpsd jumps implying a faster move wait for confirmation.
     public var maxSpeedKmh: Double = 1200
+    /// `[[cities]]`: places forecast besides "here", in the file's order.
+    public var cities: [City] = []
+    /// `[history] retention_days`.
+    public var historyRetentionDays: Int = 365
 
     public init(
         units: UnitSystem, refreshInterval: TimeInterval, mode: Mode, pin: Pin?, gpsd: GPSD?, maxFixAge: TimeInterval,
@@ -108,6 +128,10 @@ extension DaemonConfiguration {
         recentFixWindow = TimeInterval(settings.location.gpsd.recentFixMinutes * 60)
         staticFile = settings.location.staticFile
         maxSpeedKmh = settings.location.maxSpeedKmh
+        historyRetentionDays = settings.history.retentionDays
+        cities = settings.cities.map {
+            City(id: $0.id, name: $0.name, coordinate: $0.coordinate, favorite: $0.favorite)
+        }
         if settings.location.ip.enabled {
             ip = IPLookup(
                 endpoints: settings.location.ip.services.compactMap { service in

@@ -50,6 +50,21 @@ public actor ForecastState {
     private var refreshForced = false
     private var refreshWaiters: [CheckedContinuation<RefreshOutcome, Never>] = []
 
+    // Listed cities, by id: their forecasts and failures, kept like "here"'s.
+    private var cityStates: [String: CityState] = [:]
+    private var publishedCityInputs: [ReportInputs] = []
+    private var historyContinuation: AsyncStream<CityReading>.Continuation
+    /// Yields every good forecast of a favourite city; the history service is its only consumer.
+    public nonisolated let historyRecords: AsyncStream<CityReading>
+
+    private struct CityState {
+        var city: DaemonConfiguration.City
+        var forecast: Forecast?
+        var fromSavedState = false
+        var failure: Failure?
+        var place: Place?
+    }
+
     // Settings.
     private var configurationProblems: [ReportError] = []
     private var configurationSubscribers: [Int: AsyncStream<DaemonConfiguration>.Continuation] = [:]
@@ -100,6 +115,10 @@ public actor ForecastState {
         reportLine = ReportJSON.line(report)
         (refreshRequests, refreshContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (savedStates, savedStateContinuation) = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .bufferingNewest(1))
+        (historyRecords, historyContinuation) = AsyncStream.makeStream(of: CityReading.self, bufferingPolicy: .bufferingNewest(256))
+        for city in configuration.cities {
+            cityStates[city.id] = CityState(city: city, place: places?.namedPlace(at: city.coordinate, preferCity: false)?.place)
+        }
     }
 
     // MARK: Settings
@@ -142,6 +161,7 @@ public actor ForecastState {
             forecastRequestedFor = nil
             failure = nil
         }
+        if old.cities != new.cities { syncCities() }
         for continuation in configurationSubscribers.values { continuation.yield(new) }
         reevaluate()
     }
@@ -182,11 +202,20 @@ public actor ForecastState {
             inputs.fromSavedState = true
         }
         if let fix = saved.fix, fix.coordinate.isPlausible { savedFix = fix }
+        for (id, forecast) in saved.cities ?? [:] where cityStates[id]?.forecast == nil {
+            // Only for a city still listed at the same place: a moved city needs its own forecast.
+            guard let city = cityStates[id]?.city, city.coordinate.distanceKm(to: forecast.coordinate) < 10 else { continue }
+            cityStates[id]?.forecast = forecast
+            cityStates[id]?.fromSavedState = true
+        }
         reevaluate()
     }
 
     private func saveState() {
-        savedStateContinuation.yield(SavedState(forecast: inputs.forecast, fix: inputs.fix ?? savedFix))
+        let cityForecasts = cityStates.compactMapValues(\.forecast)
+        savedStateContinuation.yield(
+            SavedState(
+                forecast: inputs.forecast, fix: inputs.fix ?? savedFix, cities: cityForecasts.isEmpty ? nil : cityForecasts))
     }
 
     // MARK: Position
@@ -236,7 +265,7 @@ public actor ForecastState {
         case (.ip, .unavailable(_, let reason)):
             // A failed lookup keeps the last IP position: the address has rarely moved.
             ipProblem = reason
-        case (.ip, _), (.pinned, _):
+        case (.ip, _), (.pinned, _), (.city, _):
             break
         }
         reevaluate()
@@ -309,7 +338,7 @@ public actor ForecastState {
         inputs.errors = currentErrors()
         publishIfChanged(now: now)
         updateWantedSources(chosen: sourceChosen, stillLocating: stillLocating)
-        if dueFetch() != nil { refreshContinuation.yield() }
+        if fetchTarget(consumingForcedRefresh: false) != nil || dueCityFetch() != nil { refreshContinuation.yield() }
     }
 
     private var policy: LocationPolicy {
@@ -382,9 +411,14 @@ public actor ForecastState {
 
     /// Where a forecast should be fetched for now, or nil when none is due.
     public func dueFetch() -> Coordinate? {
+        fetchTarget(consumingForcedRefresh: true)
+    }
+
+    /// Checking whether a fetch is due must not use up a user's forced refresh: only the fetch does.
+    private func fetchTarget(consumingForcedRefresh: Bool) -> Coordinate? {
         guard let target = inputs.fix?.coordinate else { return nil }
         if refreshForced {
-            refreshForced = false
+            if consumingForcedRefresh { refreshForced = false }
             return target
         }
         let now = clock()
@@ -397,6 +431,87 @@ public actor ForecastState {
 
     /// Exponential backoff after failures (30 s, 1, 2, 4… min), capped at the refresh interval,
     /// and never sooner than a provider's Retry-After.
+    // MARK: Cities
+
+    /// The next listed city whose forecast is due (missing, older than the refresh interval, or its
+    /// backoff over), nil when every city is fresh: one request per city per interval.
+    public func dueCityFetch() -> (id: String, coordinate: Coordinate)? {
+        let now = clock()
+        for city in configuration.cities {
+            guard let state = cityStates[city.id] else { continue }
+            if let failure = state.failure, now < failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)) { continue }
+            if let forecast = state.forecast, !state.fromSavedState,
+                now.timeIntervalSince(forecast.fetchedAt) < configuration.refreshInterval
+            {
+                continue
+            }
+            return (city.id, city.coordinate)
+        }
+        return nil
+    }
+
+    /// Records a good forecast for a listed city.
+    public func cityForecastSucceeded(_ forecast: Forecast, id: String) {
+        guard var state = cityStates[id] else { return }
+        state.forecast = forecast
+        state.fromSavedState = false
+        state.failure = nil
+        cityStates[id] = state
+        if state.city.favorite { historyContinuation.yield(CityReading(cityID: id, forecast: forecast)) }
+        publishIfChanged(now: clock())
+        saveState()
+    }
+
+    /// Records a failed fetch for a listed city; its last good forecast stays, marked stale.
+    public func cityForecastFailed(_ error: ProviderError, id: String) {
+        guard var state = cityStates[id] else { return }
+        let now = clock()
+        if var failure = state.failure {
+            failure.attempts += 1
+            failure.lastAttempt = now
+            failure.error = error
+            state.failure = failure
+        } else {
+            state.failure = Failure(error: error, since: now, lastAttempt: now, attempts: 1)
+            logger.warning(
+                "The forecast fetch for a listed city failed; keeping its last good forecast.",
+                metadata: ["city": "\(id)", "error": "\(error)", "error.kind": "\(error.kind.rawValue)"])
+        }
+        cityStates[id] = state
+        publishIfChanged(now: now)
+    }
+
+    /// Follows the settings' city list: new cities are added (and fetched), removed ones dropped,
+    /// a city moved to another place starts afresh.
+    private func syncCities() {
+        var next: [String: CityState] = [:]
+        for city in configuration.cities {
+            if var state = cityStates[city.id], state.city.coordinate == city.coordinate {
+                state.city = city
+                next[city.id] = state
+            } else {
+                next[city.id] = CityState(city: city, place: places?.namedPlace(at: city.coordinate, preferCity: false)?.place)
+            }
+        }
+        cityStates = next
+    }
+
+    /// What each listed city's report is made from, in the settings' order.
+    private var cityInputs: [ReportInputs] {
+        configuration.cities.compactMap { city in
+            guard let state = cityStates[city.id] else { return nil }
+            var errors: [ReportError] = []
+            if let failure = state.failure {
+                errors.append(
+                    ReportError(kind: failure.error.kind, message: failure.error.message, since: Timestamps.rfc3339(failure.since)))
+            }
+            return ReportInputs(
+                fix: LocationFix(coordinate: city.coordinate, source: .city, receivedAt: startedAt, label: city.name),
+                place: state.place, forecast: state.forecast, units: inputs.units, staleAfter: inputs.staleAfter,
+                fromSavedState: state.fromSavedState, errors: errors)
+        }
+    }
+
     private func retryDelay(after failure: Failure) -> TimeInterval {
         let exponential = 30 * pow(2, Double(min(failure.attempts - 1, 16)))
         var delay = min(configuration.refreshInterval, exponential)
@@ -511,8 +626,19 @@ public actor ForecastState {
     }
 
     private func publishIfChanged(now: Date) {
-        guard inputs != publishedInputs || inputs.isStale(now: now) != report.stale else { return }
+        let cityInputs = self.cityInputs
+        let cityStaleness = cityInputs.map { $0.isStale(now: now) }
+        guard
+            inputs != publishedInputs || inputs.isStale(now: now) != report.stale || cityInputs != publishedCityInputs
+                || cityStaleness != (report.cities ?? []).map(\.report.stale)
+        else { return }
         report = Report(inputs, now: now)
+        if !cityInputs.isEmpty {
+            report.cities = zip(configuration.cities, cityInputs).map { city, cityInputs in
+                ReportCity(id: city.id, name: city.name, favorite: city.favorite, report: Report(cityInputs, now: now))
+            }
+        }
+        publishedCityInputs = cityInputs
         reportLine = ReportJSON.line(report)
         publishedInputs = inputs
         for continuation in subscribers.values { continuation.yield(report) }
@@ -639,4 +765,10 @@ public actor ForecastState {
 public struct RefreshOutcome: Sendable, Hashable {
     public var ok: Bool
     public var message: String
+}
+
+/// A good forecast of a favourite city, for the history database.
+public struct CityReading: Sendable {
+    public var cityID: String
+    public var forecast: Forecast
 }

@@ -13,11 +13,14 @@ public struct SavedState: Sendable, Hashable, Codable {
     public var version: Int
     public var forecast: Forecast?
     public var fix: LocationFix?
+    /// The listed cities' last good forecasts, by city id (absent in files from before cities existed).
+    public var cities: [String: Forecast]?
 
-    public init(forecast: Forecast?, fix: LocationFix?) {
+    public init(forecast: Forecast?, fix: LocationFix?, cities: [String: Forecast]? = nil) {
         self.version = Self.version
         self.forecast = forecast
         self.fix = fix
+        self.cities = cities
     }
 }
 

@@ -107,6 +107,22 @@ public struct ForecastService: Service, CustomStringConvertible {
                         // interval: let it leave memory until the next fetch needs it.
                         ResidentText.trim()
                     }
+                    // Then the listed cities, one request each, only those whose forecast is due.
+                    var fetchedCities = false
+                    while let city = await state.dueCityFetch(), !Task.isCancelled {
+                        let configuration = await state.currentConfiguration
+                        if provider?.configuration.providers != configuration.providers {
+                            provider = (configuration, makeProvider(configuration))
+                        }
+                        do throws(ProviderError) {
+                            let forecast = try await provider!.provider.forecast(for: city.coordinate)
+                            await state.cityForecastSucceeded(forecast, id: city.id)
+                        } catch {
+                            await state.cityForecastFailed(error, id: city.id)
+                        }
+                        fetchedCities = true
+                    }
+                    if fetchedCities { ResidentText.trim() }
                 }
                 group.cancelAll()
             }

@@ -240,7 +240,7 @@ public struct SocketService: Service, CustomStringConvertible {
                                 }
                                 watchStarted = true
                                 connection.watching.set(true)
-                                group.addTask { try await watch(renderer, outbound) }
+                                group.addTask { try await watch(renderer, city: request.city, outbound) }
                                 continue
                             }
                             try await outbound.write(await answer(request, renderer))
@@ -258,12 +258,28 @@ public struct SocketService: Service, CustomStringConvertible {
         }
     }
 
-    private func watch(_ renderer: ReportRenderer, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+    private func watch(
+        _ renderer: ReportRenderer, city: String?, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws {
         clients.withLockedValue { $0.watching += 1 }
         defer { clients.withLockedValue { $0.watching -= 1 } }
         var last: String?
         for await report in await state.subscribe() {
-            let text = renderer.render(report)
+            let text: String
+            if let city {
+                // A city removed from the list while watched: say so (once) rather than go quiet.
+                guard let cityReport = report.city(city) else {
+                    let message = line(ControlErrorMessage(message: Self.unknownCity(city, in: report)))
+                    let text = String(buffer: message)
+                    guard text != last else { continue }
+                    last = text
+                    try await outbound.write(message)
+                    continue
+                }
+                text = renderer.render(cityReport.report)
+            } else {
+                text = renderer.render(report)
+            }
             // Formats that do not show a change (a new updated_at behind the same text) are not resent.
             guard text != last else { continue }
             last = text
@@ -273,6 +289,12 @@ public struct SocketService: Service, CustomStringConvertible {
 
     private func answer(_ request: ControlRequest, _ renderer: ReportRenderer) async -> ByteBuffer {
         switch request.request {
+        case "report" where request.city != nil:
+            let report = await state.report
+            guard let city = report.city(request.city!) else {
+                return line(ControlErrorMessage(message: Self.unknownCity(request.city!, in: report)))
+            }
+            return ByteBuffer(string: renderer.render(city.report) + "\n")
         case "report" where renderer.format == .json:
             // The JSON line is encoded once per report change, not once per reader.
             return ByteBuffer(string: await state.reportLine + "\n")
@@ -311,6 +333,11 @@ public struct SocketService: Service, CustomStringConvertible {
         buffer.writeInteger(UInt8(ascii: "\n"))
         return buffer
     }()
+
+    static func unknownCity(_ key: String, in report: Report) -> String {
+        let listed = (report.cities ?? []).map(\.id)
+        return "unknown city \"\(key.prefix(60))\" (listed: \(listed.isEmpty ? "none; add one with forecastctl cities add NAME" : listed.joined(separator: ", ")))"
+    }
 
     private func line(_ value: some Encodable) -> ByteBuffer {
         let encoder = JSONEncoder()

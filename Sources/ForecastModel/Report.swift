@@ -25,6 +25,8 @@ public struct Report: Sendable, Hashable, Codable {
     public var daily: [ReportDay]
     public var provider: ReportProvider?
     public var errors: [ReportError]
+    /// The user's other places (`[[cities]]`), each with a report of its own; absent when none is listed.
+    public var cities: [ReportCity]?
 
     public init(
         schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
@@ -301,4 +303,34 @@ public enum ErrorKind: String, Sendable, Hashable, Codable, CaseIterable {
     case providerError = "provider_error"
     case badResponse = "bad_response"
     case state
+}
+
+/// One of the user's listed cities, with its own report (the same schema, without `cities`).
+public struct ReportCity: Sendable, Hashable, Codable {
+    /// The city's stable id (`paris-fr`), as `forecastctl cities list` shows it.
+    public var id: String
+    /// The name the user gave it.
+    public var name: String
+    public var favorite: Bool
+    public var report: Report
+
+    public init(id: String, name: String, favorite: Bool, report: Report) {
+        self.id = id
+        self.name = name
+        self.favorite = favorite
+        self.report = report
+    }
+}
+
+extension Report {
+    /// The listed city whose id or name is `key` (case and accents ignored), nil when none is.
+    public func city(_ key: String) -> ReportCity? {
+        let folded = Self.fold(key)
+        let cities = cities ?? []
+        return cities.first { Self.fold($0.id) == folded } ?? cities.first { Self.fold($0.name) == folded }
+    }
+
+    private static func fold(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespaces).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
 }

@@ -39,6 +39,9 @@ struct FormatOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Template for --format template, e.g. '%c %t' or '{icon} {temp}'.", valueName: "TEXT"))
     var template: String?
 
+    @Option(name: .long, help: ArgumentHelp("One of the listed cities (its id or name) instead of here.", valueName: "CITY"))
+    var city: String?
+
     func validate() throws {
         if let format, OutputFormat(rawValue: format) == nil {
             throw ValidationError(
@@ -54,7 +57,7 @@ struct FormatOptions: ParsableArguments {
 
     /// The request the daemon renders.
     func request(_ word: String) -> ControlRequest {
-        ControlRequest(request: word, format: format, icons: icons, template: template)
+        ControlRequest(request: word, format: format, icons: icons, template: template, city: city)
     }
 
     /// What a bar shows when there is no daemon and no status file: never empty, never an exit code

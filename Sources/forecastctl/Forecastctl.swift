@@ -113,7 +113,8 @@ struct Status: ParsableCommand {
             }
             if let data = FileManager.default.contents(atPath: global.statusFile(settings)),
                 let text = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
-                let report = try? ReportJSON.decode(text),
+                let whole = try? ReportJSON.decode(text),
+                let report = output.city.map({ whole.city($0)?.report }) ?? whole,
                 let format = OutputFormat(rawValue: output.format ?? "text")
             {
                 let icons = output.icons.flatMap(IconSet.init(rawValue:))
@@ -126,16 +127,31 @@ struct Status: ParsableCommand {
         }
         try reportingFailures {
             let settings = try global.loadSettings()
-            let line = try fetchReportLine(socketPath: global.socketPath(settings), statusFile: global.statusFile(settings))
-            if json {
-                print(line)
-                return
+            var line = try fetchReportLine(
+                socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
+                request: output.request("report").line)
+            if line.hasPrefix(#"{"class":"ERROR""#) {
+                let message = (try? JSONDecoder().decode(ControlErrorMessage.self, from: Data(line.utf8)))?.message ?? line
+                throw CommandFailure(message: message, exitCode: .usage)
             }
-            let report: Report
+            var report: Report
             do {
                 report = try ReportJSON.decode(line)
             } catch {
                 throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
+            }
+            // The status file holds the whole report: pick the city from it when the daemon is away.
+            if let city = output.city, report.location?.source != "city" {
+                guard let cityReport = report.city(city) else {
+                    let listed = (report.cities ?? []).map(\.id).joined(separator: ", ")
+                    throw CommandFailure(message: "unknown city \"\(city)\" (listed: \(listed.isEmpty ? "none" : listed))", exitCode: .usage)
+                }
+                report = cityReport.report
+                line = ReportJSON.line(report)
+            }
+            if json {
+                print(line)
+                return
             }
             print(HumanSummary.render(report))
         }
