@@ -18,7 +18,8 @@ struct Forecastctl: ParsableCommand {
         discussion: """
             Exit codes: 0 success; 1 a request failed (or a file could not be written); 64 bad arguments, or a \
             setting the file does not allow; 69 forecastd is not running (and, for status, there is no status file \
-            to fall back on); 78 the settings file is invalid.
+            to fall back on); 78 the settings file is invalid. `cities import` also uses 65 (the file is unusable; nothing \
+            changed) and 2 (some lines were skipped, the others imported).
             """,
         version: ForecastdVersion.current,
         subcommands: [
