@@ -79,7 +79,8 @@ struct Watch: ParsableCommand {
         abstract: "Print the report now and again on every change, one line each, until interrupted.",
         discussion: """
             For bars that read a command's output continuously (Waybar `exec` without `interval`, i3blocks \
-            `interval=persist`, polybar `tail = true`). When the daemon is not running or goes away, one line \
+            `interval=persist`, polybar `tail = true`). --city shows one listed city; --rotate N shows here and \
+            each listed city in turn, N seconds each. When the daemon is not running or goes away, one line \
             says so and forecastctl waits for it to come back: it never exits with an error a bar would \
             hide the module for.
             """)
@@ -87,10 +88,30 @@ struct Watch: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Show here and then each listed city in turn, this many seconds each (a bar that rotates).",
+            valueName: "SECONDS"))
+    var rotate: Int?
+
+    func validate() throws {
+        if let rotate, !(1...3600).contains(rotate) {
+            throw ValidationError("--rotate \(rotate): out of range (allowed: 1 to 3600 seconds)")
+        }
+        if rotate != nil, output.city != nil {
+            throw ValidationError("--rotate and --city cannot be used together: --rotate shows every city in turn")
+        }
+    }
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
         let path = global.socketPath(settings)
+        if let rotate {
+            try rotating(path: path, every: rotate)
+            return
+        }
         var saidUnavailable = false
         while true {
             do {
@@ -105,6 +126,36 @@ struct Watch: ParsableCommand {
                         throw ExitCode(64)
                     }
                     guard emit(line) else { return }
+                }
+            } catch let error as ControlClientError {
+                if !saidUnavailable {
+                    guard emit(output.unavailableLine(error.description)) else { return }
+                    saidUnavailable = true
+                }
+                sleep(2)
+            }
+        }
+    }
+
+    /// Here, then each listed city, one line each `seconds` apart, rendered by the daemon; the list of
+    /// cities is read again at every round, so cities added or removed are followed.
+    private func rotating(path: String, every seconds: Int) throws {
+        var saidUnavailable = false
+        while true {
+            do {
+                let whole = try ControlClient(socketPath: path).request("report")
+                let cities = (try? ReportJSON.decode(whole))?.cities?.map(\.id) ?? []
+                saidUnavailable = false
+                for city in [nil] + cities.map(Optional.some) {
+                    var request = output.request("report")
+                    request.city = city
+                    let line = try ControlClient(socketPath: path).request(request.line)
+                    if line.hasPrefix(#"{"class":"ERROR""#), city == nil {
+                        FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
+                        throw ExitCode(64)
+                    }
+                    guard emit(line) else { return }
+                    sleep(UInt32(seconds))
                 }
             } catch let error as ControlClientError {
                 if !saidUnavailable {

@@ -280,3 +280,74 @@ struct ForecastStateTests {
         #expect(entry?.detail == "/etc/geolocation:2: longitude \"x\" is not a number")
     }
 }
+
+@Suite("Forecast state: listed cities")
+struct CityStateTests {
+    let clock = TestClock()
+
+    func configuration(cities: [DaemonConfiguration.City]) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration(
+            units: .metric, refreshInterval: 900, mode: .pinned,
+            pin: DaemonConfiguration.Pin(coordinate: Coordinate(latitude: 48.9, longitude: 2.33), name: nil),
+            gpsd: nil, maxFixAge: 120, refreshDistanceKm: 5,
+            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
+            socketPath: "/nonexistent")
+        configuration.cities = cities
+        return configuration
+    }
+
+    let paris = DaemonConfiguration.City(id: "paris-fr", name: "Paris", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: true)
+    let lisbon = DaemonConfiguration.City(id: "lisbon-pt", name: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
+
+    func forecast(at coordinate: Coordinate) -> Forecast {
+        Forecast(
+            provider: "open-meteo", attribution: "test", coordinate: coordinate, fetchedAt: clock.now, utcOffsetSeconds: 0,
+            timezone: nil, current: CurrentConditions(time: clock.now, temperature: 10), hourly: [], daily: [])
+    }
+
+    @Test("each city is due once per refresh interval, in the file's order; a failure backs off and keeps the last forecast")
+    func oneFetchPerCityPerInterval() async {
+        let clock = self.clock
+        let state = ForecastState(
+            configuration: configuration(cities: [paris, lisbon]), places: nil, logger: Logger(label: "test"),
+            clock: { clock.now })
+        // Three refresh intervals: each city fetched exactly once in each.
+        var fetched: [String] = []
+        for _ in 0..<3 {
+            while let due = await state.dueCityFetch() {
+                fetched.append(due.id)
+                await state.cityForecastSucceeded(forecast(at: due.coordinate), id: due.id)
+            }
+            clock.advance(899)
+            #expect(await state.dueCityFetch() == nil)
+            clock.advance(1)
+        }
+        #expect(fetched == ["paris-fr", "lisbon-pt", "paris-fr", "lisbon-pt", "paris-fr", "lisbon-pt"])
+
+        // Paris fails: its last forecast stays (stale, with the error), and it is not asked again at once.
+        let due = await state.dueCityFetch()
+        #expect(due?.id == "paris-fr")
+        await state.cityForecastFailed(ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 15 s"), id: "paris-fr")
+        #expect(await state.dueCityFetch()?.id == "lisbon-pt")
+        let city = await state.report.city("Paris")
+        #expect(city?.report.current?.temperature == 10)
+        #expect(city?.report.stale == true)
+        #expect(city?.report.errors.map(\.kind) == ["timeout"])
+        clock.advance(31)
+        await state.cityForecastSucceeded(forecast(at: lisbon.coordinate), id: "lisbon-pt")
+        #expect(await state.dueCityFetch()?.id == "paris-fr")
+    }
+
+    @Test("only favourites' forecasts go to the history")
+    func favouritesRecorded() async {
+        let clock = self.clock
+        let state = ForecastState(
+            configuration: configuration(cities: [paris, lisbon]), places: nil, logger: Logger(label: "test"),
+            clock: { clock.now })
+        await state.cityForecastSucceeded(forecast(at: lisbon.coordinate), id: "lisbon-pt")
+        await state.cityForecastSucceeded(forecast(at: paris.coordinate), id: "paris-fr")
+        var records = state.historyRecords.makeAsyncIterator()
+        let first = await records.next()
+        #expect(first?.cityID == "paris-fr")
+    }
+}
