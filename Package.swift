@@ -212,7 +212,10 @@ let package = Package(
             name: "forecastctl",
             dependencies: [
                 "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
+                "WeatherProviders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

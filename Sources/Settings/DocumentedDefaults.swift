@@ -118,6 +118,11 @@ url = "https://api.open-meteo.com/v1/forecast"
 # How long one request may take, in seconds (1 to 120).
 timeout_seconds = 15
 
+# Open-Meteo's place search, asked by `forecastctl cities add` for places the offline gazetteer
+# does not know (fewer than 1000 inhabitants). "" (the default) keeps name searches offline; set
+# "https://geocoding-api.open-meteo.com/v1/search" to allow it. The daemon never uses it.
+geocoding_url = ""
+
 [providers.met_norway]
 # MET Norway's Locationforecast 2.0 endpoint: an http or https URL.
 url = "https://api.met.no/weatherapi/locationforecast/2.0/compact"

@@ -223,10 +223,14 @@ public struct Settings: Sendable, Hashable {
         public var url: URL
         /// `timeout_seconds`: the deadline for one request (1...120).
         public var timeoutSeconds: Int
+        /// `geocoding_url`: Open-Meteo's place search, which `forecastctl cities add` asks for places the
+        /// offline gazetteer lacks; nil (the key is `""`, the default) keeps name searches offline.
+        public var geocodingURL: URL?
 
-        public init(url: URL, timeoutSeconds: Int) {
+        public init(url: URL, timeoutSeconds: Int, geocodingURL: URL? = nil) {
             self.url = url
             self.timeoutSeconds = timeoutSeconds
+            self.geocodingURL = geocodingURL
         }
 
         /// ``timeoutSeconds`` as a duration.

@@ -299,6 +299,12 @@ struct SettingsDecoder {
             if let url = httpURL(openMeteo, "url", at: tablePath) {
                 settings.openMeteo.url = url
             }
+            // "" switches the online search off; anything else must be an http(s) URL.
+            if openMeteo["geocoding_url"]?.string == "" {
+                settings.openMeteo.geocodingURL = nil
+            } else if let url = httpURL(openMeteo, "geocoding_url", at: tablePath) {
+                settings.openMeteo.geocodingURL = url
+            }
             if let timeout = integer(openMeteo, "timeout_seconds", at: tablePath, in: 1...120) {
                 settings.openMeteo.timeoutSeconds = timeout
             }

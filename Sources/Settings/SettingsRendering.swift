@@ -34,6 +34,7 @@ extension Settings {
         case ["providers", "coordinate_precision"]: .integer(providers.coordinatePrecision)
         case ["providers", "open_meteo", "url"]: .string(providers.openMeteo.url.absoluteString)
         case ["providers", "open_meteo", "timeout_seconds"]: .integer(providers.openMeteo.timeoutSeconds)
+        case ["providers", "open_meteo", "geocoding_url"]: .string(providers.openMeteo.geocodingURL?.absoluteString ?? "")
         case ["providers", "met_norway", "url"]: .string(providers.metNorway.url.absoluteString)
         case ["providers", "met_norway", "contact"]: .string(providers.metNorway.contact)
         case ["providers", "met_norway", "timeout_seconds"]: .integer(providers.metNorway.timeoutSeconds)

@@ -28,7 +28,7 @@ package enum SettingsSchema {
         Table(
             path: ["providers"],
             keys: ["order", "coordinate_precision", "open_meteo", "met_norway", "openweathermap"]),
-        Table(path: ["providers", "open_meteo"], keys: ["url", "timeout_seconds"]),
+        Table(path: ["providers", "open_meteo"], keys: ["url", "timeout_seconds", "geocoding_url"]),
         Table(path: ["providers", "met_norway"], keys: ["url", "contact", "timeout_seconds"]),
         Table(
             path: ["providers", "openweathermap"],
@@ -69,6 +69,7 @@ package enum SettingsSchema {
         ["providers", "coordinate_precision"]: .integer,
         ["providers", "open_meteo", "url"]: .string,
         ["providers", "open_meteo", "timeout_seconds"]: .integer,
+        ["providers", "open_meteo", "geocoding_url"]: .string,
         ["providers", "met_norway", "url"]: .string,
         ["providers", "met_norway", "contact"]: .string,
         ["providers", "met_norway", "timeout_seconds"]: .integer,

@@ -139,10 +139,16 @@ struct CitiesCommand: ParsableCommand {
                         + "\"\(text), \(places[0].countryCode)\" or \"\(text), \(places[0].admin1 ?? places[0].country)\":\n\(list)",
                     exitCode: .usage)
             case .notFound:
-                throw CommandFailure(
-                    message: "no place named \"\(text)\" is known offline (places of 1000 inhabitants and more); "
-                        + "nothing was added. Check the spelling, or give coordinates and --name",
-                    exitCode: .usage)
+                let settings = try global.loadSettings()
+                guard let url = settings.providers.openMeteo.geocodingURL else {
+                    throw CommandFailure(
+                        message: "no place named \"\(text)\" is known offline (places of 1000 inhabitants and more); "
+                            + "nothing was added. Check the spelling, give coordinates and --name, or allow an online "
+                            + "search with `forecastctl set providers.open_meteo.geocoding_url "
+                            + "https://geocoding-api.open-meteo.com/v1/search`",
+                        exitCode: .usage)
+                }
+                return try OnlinePlaceSearch.resolve(text, url: url, timeout: settings.providers.openMeteo.timeout)
             }
         }
     }

@@ -329,3 +329,54 @@ enum CalendarDay {
         Timestamps.localDate(Date(), utcOffsetSeconds: 0)
     }
 }
+
+@Suite("cities add: the online place search", .serialized)
+struct OnlinePlaceSearchTests {
+    @Test("a place the gazetteer lacks is searched online when geocoding_url is set; ambiguous, unknown and failing searches add nothing")
+    func onlineSearch() async throws {
+        let server = try await ReplayServer.start()
+        server.setRoute(path: "/v1/search", try .fixture("open-meteo/geocoding-search-hollywood.json"))
+        let home = try CitiesCommandsTests.Home()
+        defer { home.remove() }
+
+        // Off by default: the name stays on the machine, and the message says how to allow the search.
+        let offline = try await home.run("cities", "add", "Hollywood, Maryland")
+        #expect(offline.status == 64)
+        #expect(offline.stderr.contains("no place named \"Hollywood, Maryland\" is known offline"))
+        #expect(offline.stderr.contains("geocoding_url"))
+        #expect(server.requests().isEmpty)
+
+        let set = try await home.run("set", "providers.open_meteo.geocoding_url", server.url("/v1/search").absoluteString)
+        #expect(set.status == 0, "\(set.stderr)")
+        let before = try home.settingsText()
+
+        let added = try await home.run("cities", "add", "Hollywood, Maryland")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stderr.contains("(found online)"))
+        #expect(added.stdout.hasPrefix("added hollywood-us: Hollywood, Maryland, US"))
+        let request = try #require(server.requests().first)
+        #expect(request.query["name"] == "Hollywood")
+        #expect(request.header("User-Agent")?.hasPrefix("forecastctl/") == true)
+        #expect(try home.settingsText().contains("latitude = 38.34596"))
+
+        // Two Hollywoods in Alabama: listed, nothing added.
+        let afterAdd = try home.settingsText()
+        let ambiguous = try await home.run("cities", "add", "Hollywood, Alabama")
+        #expect(ambiguous.status == 64)
+        #expect(ambiguous.stderr.contains("matches several places (found online)"))
+        #expect(try home.settingsText() == afterAdd)
+
+        // Nothing online either, and a service that fails: clear messages, nothing added.
+        server.setRoute(path: "/v1/search", try .fixture("open-meteo/geocoding-search-no-results.json"))
+        let unknown = try await home.run("cities", "add", "Xyzzyville")
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("no place named \"Xyzzyville\" is known offline or online"))
+        server.setRoute(path: "/v1/search", .html("<html>502 Bad Gateway</html>"))
+        let failing = try await home.run("cities", "add", "Xyzzyville")
+        #expect(failing.status == 1)
+        #expect(failing.stderr.contains("the online search failed"))
+        #expect(try home.settingsText() == afterAdd)
+        #expect(before != afterAdd)
+        try await server.shutdown()
+    }
+}

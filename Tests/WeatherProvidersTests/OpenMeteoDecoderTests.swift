@@ -288,3 +288,36 @@ struct OpenMeteoDecoderTests {
         #expect(forecast.daily.first?.sunrise == Date(timeIntervalSince1970: 1_789_437_600))
     }
 }
+
+@Suite("Open-Meteo place search answers")
+struct OpenMeteoGeocoderTests {
+    @Test("the recorded searches decode to places with region, country and population; no match is an empty list")
+    func recordedSearches() throws {
+        let paris = try OpenMeteoGeocoder.decode(Fixtures.data("open-meteo/geocoding-search-paris.json"))
+        #expect(paris.count == 10)
+        #expect(paris[0].name == "Paris")
+        #expect(paris[0].admin1 == "Île-de-France")
+        #expect(paris[0].countryCode == "FR")
+        #expect(paris[0].country == "France")
+        #expect(paris[0].population == 2_138_551)
+        #expect(paris[0].coordinate == Coordinate(latitude: 48.85341, longitude: 2.3488))
+        #expect(paris[0].timezone == "Europe/Paris")
+
+        let hollywood = try OpenMeteoGeocoder.decode(Fixtures.data("open-meteo/geocoding-search-hollywood.json"))
+        #expect(hollywood.filter { $0.admin1 == "Alabama" }.map(\.population) == [974, 930])
+        #expect(hollywood.first { $0.admin1 == "Maryland" }?.population == 0)
+
+        #expect(try OpenMeteoGeocoder.decode(Fixtures.data("open-meteo/geocoding-search-no-results.json")).isEmpty)
+    }
+
+    @Test("HTML and error bodies are errors; entries without a position are skipped")
+    func badAnswers() {
+        #expect(throws: ProviderError.self) { try OpenMeteoGeocoder.decode(Array("<html>502</html>".utf8)) }
+        #expect(throws: ProviderError.self) {
+            try OpenMeteoGeocoder.decode(Array(#"{"error":true,"reason":"Parameter count must be between 1 and 100."}"#.utf8))
+        }
+        let places = try? OpenMeteoGeocoder.decode(
+            Array(#"{"results":[{"name":"Nowhere"},{"name":"Null","latitude":0,"longitude":0},{"name":"Ok","latitude":1.5,"longitude":2.5}]}"#.utf8))
+        #expect(places?.map(\.name) == ["Ok"])
+    }
+}
