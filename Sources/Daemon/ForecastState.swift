@@ -338,7 +338,8 @@ public actor ForecastState {
         inputs.errors = currentErrors()
         publishIfChanged(now: now)
         updateWantedSources(chosen: sourceChosen, stillLocating: stillLocating)
-        if fetchTarget(consumingForcedRefresh: false) != nil || dueCityFetch() != nil { refreshContinuation.yield() }
+        // Only looks: taking the fetch (and a user's forced refresh with it) is the forecast service's job.
+        if fetchTarget() != nil || dueCityFetch() != nil { refreshContinuation.yield() }
     }
 
     private var policy: LocationPolicy {
@@ -411,16 +412,24 @@ public actor ForecastState {
 
     /// Where a forecast should be fetched for now, or nil when none is due.
     public func dueFetch() -> Coordinate? {
-        fetchTarget(consumingForcedRefresh: true)
+        takeDueFetch()?.coordinate
     }
 
-    /// Checking whether a fetch is due must not use up a user's forced refresh: only the fetch does.
-    private func fetchTarget(consumingForcedRefresh: Bool) -> Coordinate? {
+    /// Where a forecast should be fetched for now, and whether a user asked for it
+    /// (`forecastctl refresh`), or nil when none is due. Takes the user's request: only the forecast
+    /// service calls it.
+    public func takeDueFetch() -> (coordinate: Coordinate, forced: Bool)? {
+        guard let target = fetchTarget() else { return nil }
+        defer { refreshForced = false }
+        return (target, refreshForced)
+    }
+
+    /// `dueFetch()` without taking a user's request. `reevaluate()` used to call `dueFetch()` itself,
+    /// which took a forced refresh before the forecast service saw it: the refresh then waited (up to
+    /// the refresh interval) for a fetch that was no longer due.
+    private func fetchTarget() -> Coordinate? {
         guard let target = inputs.fix?.coordinate else { return nil }
-        if refreshForced {
-            if consumingForcedRefresh { refreshForced = false }
-            return target
-        }
+        if refreshForced { return target }
         let now = clock()
         if let failure, now < failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)) { return nil }
         guard let forecast = inputs.forecast, let requested = forecastRequestedFor else { return target }
@@ -529,7 +538,12 @@ public actor ForecastState {
             return RefreshOutcome(ok: false, message: "no position to fetch a forecast for")
         }
         if let failure, clock().timeIntervalSince(failure.lastAttempt) < 10 {
-            return RefreshOutcome(ok: false, message: "the last attempt failed moments ago: \(failure.error.message)")
+            // Say when the next attempt comes (a provider's Retry-After included): "moments ago" alone
+            // does not tell the user how long to wait.
+            let next = Timestamps.rfc3339(failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)))
+            return RefreshOutcome(
+                ok: false,
+                message: "the last attempt failed moments ago: \(failure.error.message); the next one is due at \(next)")
         }
         refreshForced = true
         refreshContinuation.yield()

@@ -63,14 +63,14 @@ public struct LocationService: Service, CustomStringConvertible {
 /// time-dependent judgements (fix age, staleness) are redone.
 public struct ForecastService: Service, CustomStringConvertible {
     let state: ForecastState
-    let makeProvider: @Sendable (DaemonConfiguration) -> any WeatherProvider
+    let makeProvider: @Sendable (DaemonConfiguration) -> ProviderChain
     let tickInterval: Duration
 
-    /// `makeProvider` builds the provider for the settings in force; it is called again only when
-    /// they change, so a provider's own caches and backoff last.
+    /// `makeProvider` builds the provider chain for the settings in force; it is called again only
+    /// when they change, so the providers' own caches and backoff last.
     public init(
         state: ForecastState, tickInterval: Duration = .seconds(5),
-        makeProvider: @escaping @Sendable (DaemonConfiguration) -> any WeatherProvider
+        makeProvider: @escaping @Sendable (DaemonConfiguration) -> ProviderChain
     ) {
         self.state = state
         self.makeProvider = makeProvider
@@ -89,14 +89,19 @@ public struct ForecastService: Service, CustomStringConvertible {
                         await state.tick()
                     }
                 }
-                var provider: (configuration: DaemonConfiguration, provider: any WeatherProvider)?
+                var provider: (configuration: DaemonConfiguration, provider: ProviderChain)?
                 for await _ in state.refreshRequests {
-                    while let target = await state.dueFetch(), !Task.isCancelled {
+                    while let (target, forced) = await state.takeDueFetch(), !Task.isCancelled {
                         let configuration = await state.currentConfiguration
                         if provider?.configuration.providers != configuration.providers {
                             provider = (configuration, makeProvider(configuration))
                         }
                         let provider = provider!.provider
+                        // A user asked (`forecastctl refresh`): providers the chain left alone by its own
+                        // backoff are asked again, so a refresh right after the network returns recovers
+                        // at once instead of failing with "not asked again before …" for up to 30 minutes.
+                        // A provider's own Retry-After still holds.
+                        if forced { await provider.liftOwnBackoff() }
                         do throws(ProviderError) {
                             let forecast = try await provider.forecast(for: target)
                             await state.forecastSucceeded(forecast, for: target)

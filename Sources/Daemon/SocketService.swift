@@ -302,6 +302,11 @@ public struct SocketService: Service, CustomStringConvertible {
             return ByteBuffer(string: renderer.render(await state.report) + "\n")
         case "refresh":
             let outcome = await state.refreshNow()
+            // The fast path's copy follows the state one task hop behind: bring it up to date before
+            // answering, so that `forecastctl refresh && forecastctl status` shows the report this
+            // refresh made, not the one before it. (Should the copy task set an older line after this,
+            // it sets the current one again at once: the new report is still queued for it.)
+            cachedReport.set(await state.reportLine)
             return line(ControlAnswer(class: "REFRESH", ok: outcome.ok, message: outcome.message))
         case "status":
             let counts = self.counts

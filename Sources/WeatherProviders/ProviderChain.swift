@@ -222,6 +222,21 @@ public actor ProviderChain: WeatherProvider {
         }
     }
 
+    /// Lifts the waits the chain chose by itself, so the next round asks those providers again; the
+    /// waits a provider asked for (`Retry-After`, a quota period) and those after refused credentials
+    /// stay. For a refresh a user asked for: who has just seen the network come back must not wait out
+    /// a backoff meant for unattended retries, and a provider that said when to come back is still
+    /// not hammered. Failures are still counted, so a failure after this backs off longer.
+    public func liftOwnBackoff() {
+        let at = now()
+        for index in health.indices {
+            guard let until = health[index].backoffUntil, at < until, let error = health[index].lastError,
+                error.retryAfter == nil, error.rateLimitWindow == nil, error.kind != .auth
+            else { continue }
+            health[index].backoffUntil = nil
+        }
+    }
+
     private func succeeded(_ index: Int) {
         if health[index].consecutiveFailures > 0 {
             logger.info(

@@ -159,6 +159,30 @@ struct ForecastStateTests {
         #expect(report.current?.temperature == 12)
     }
 
+    @Test("a user's refresh reaches the forecast service as forced, whatever ticks come first")
+    func forcedRefreshSurvivesTicks() async throws {
+        let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
+        let state = makeState(configuration(pin: pin, gpsd: false))
+        var requests = state.refreshRequests.makeAsyncIterator()
+        await state.tick()
+        #expect(await state.takeDueFetch()?.forced == false)
+        await state.forecastSucceeded(forecast(), for: pin)
+        await requests.next()  // the first fetch's request
+        #expect(await state.takeDueFetch() == nil)
+
+        let refresh = Task { await state.refreshNow() }
+        await requests.next()  // the refresh's request
+        // Ticks (and any other re-evaluation) only look; they used to take the user's request.
+        await state.tick()
+        await state.tick()
+        let due = try #require(await state.takeDueFetch())
+        #expect(due.coordinate == pin)
+        #expect(due.forced)
+        #expect(await state.takeDueFetch() == nil)
+        await state.forecastSucceeded(forecast(), for: pin)
+        #expect(await refresh.value.ok)
+    }
+
     @Test("Retry-After is honoured")
     func retryAfter() async {
         let state = makeState(configuration())

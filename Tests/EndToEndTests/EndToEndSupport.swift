@@ -8,7 +8,7 @@ import TestSupport
 func settingsText(
     gpsdPort: Int?, openMeteoURL: URL, pin: (Double, Double, String?)? = nil, mode: String = "auto",
     units: String = "metric", output: (statusFile: String, socket: String)? = nil,
-    staticFile: String = "", ipServices: [(name: String, url: URL)] = []
+    staticFile: String = "", ipServices: [(name: String, url: URL)] = [], metNorwayURL: URL? = nil
 ) -> String {
     // A test must never read the machine's /etc/geolocation or ask a real IP geolocation service:
     // both are off unless the test names its own.
@@ -19,6 +19,7 @@ func settingsText(
             ipSettings += "\(service.name.replacingOccurrences(of: "-", with: "_"))_url = \"\(service.url.absoluteString)\"\n"
         }
     }
+    let order = metNorwayURL == nil ? #""open-meteo""# : #""open-meteo", "met-norway""#
     var text = """
         units = "\(units)"
         refresh_minutes = 15
@@ -37,13 +38,24 @@ func settingsText(
 
         [providers]
         # Only the replayed service: a test must never reach a real one.
-        order = ["open-meteo"]
+        order = [\(order)]
 
         [providers.open_meteo]
         url = "\(openMeteoURL.absoluteString)"
         timeout_seconds = 5
 
         """
+    if let metNorwayURL {
+        // MET Norway second, on the replay server too.
+        text += """
+
+            [providers.met_norway]
+            url = "\(metNorwayURL.absoluteString)"
+            contact = "forecastd-tests@example.org"
+            timeout_seconds = 5
+
+            """
+    }
     if let pin {
         text += """
 

@@ -198,6 +198,35 @@ struct ProviderChainTests {
         }
     }
 
+    @Test("A user's refresh lifts the chain's own backoff, never a wait the provider asked for")
+    func liftOwnBackoff() async throws {
+        try await withServer { server, client in
+            let clock = ManualClock(Self.start)
+            let chain = Self.chain(server, client, clock: clock)
+            server.setRoute(path: Self.metPath, try .wrapped(MetNorwayTests.fixture))
+            server.setRoute(path: Self.openMeteoPath, .json(#"{"error":true}"#, status: 503))
+            _ = await chain.fetch(for: Self.berlin)
+            #expect(await chain.providerHealth()[0].backoffUntil == Self.start.addingTimeInterval(24))
+
+            // Lifted, but the failure still counts: the next one backs off longer.
+            await chain.liftOwnBackoff()
+            #expect(await chain.providerHealth()[0].backoffUntil == nil)
+            #expect(await chain.providerHealth()[0].consecutiveFailures == 1)
+
+            // Asked again at once; this time it says how long to wait, and that wait stays.
+            server.setRoute(
+                path: Self.openMeteoPath,
+                .json(#"{"reason":"Too many concurrent requests","error":true}"#, status: 429, headers: [("Retry-After", "120")]))
+            _ = await chain.fetch(for: Self.berlin)
+            #expect(server.requestCount(path: Self.openMeteoPath) == 2)
+            await chain.liftOwnBackoff()
+            #expect(await chain.providerHealth()[0].backoffUntil == Self.start.addingTimeInterval(120))
+            let skipped = await chain.fetch(for: Self.berlin)
+            #expect(skipped.skipped.map(\.provider) == ["open-meteo"])
+            #expect(server.requestCount(path: Self.openMeteoPath) == 2)
+        }
+    }
+
     @Test("When every provider fails: no forecast, every error, the next attempt, and a typed error")
     func everyProviderFails() async throws {
         try await withServer { server, client in
