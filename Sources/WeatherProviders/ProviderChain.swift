@@ -201,9 +201,18 @@ public actor ProviderChain: WeatherProvider {
 
     /// The forecast from the first provider that serves; when none does, the error of the first
     /// provider in the user's order (use ``fetch(for:)`` to see every error).
+    ///
+    /// A forecast served after earlier providers failed says so in its notes (the report's
+    /// `provider.notes`), not in the report's errors: the data is good and fresh, but the user should
+    /// know the first choice is failing.
     public func forecast(for coordinate: Coordinate) async throws(ProviderError) -> Forecast {
         let outcome = await fetch(for: coordinate)
-        if let forecast = outcome.forecast { return forecast }
+        if var forecast = outcome.forecast {
+            for error in outcome.errors {
+                forecast.notes.append("Served by \(forecast.provider) because \(error.message).")
+            }
+            return forecast
+        }
         if let first = outcome.errors.first { throw first }
         throw ProviderError(provider: name, kind: .providerError, detail: "no weather provider is configured")
     }

@@ -98,6 +98,8 @@ struct FailoverTests {
         #expect(report.stale == false)
         #expect(report.errors.isEmpty, "\(report.errors)")
         #expect(report.provider?.attribution.contains("MET Norway") == true)
+        // The first choice's failure is told, as a note about this forecast.
+        #expect(report.provider?.notes?.contains { $0.hasPrefix("Served by met-norway because open-meteo: ") } == true, "\(String(describing: report.provider?.notes))")
         #expect(report.place?.timezone == "America/New_York")
         let current = try #require(report.current)
         #expect(current.temperature != nil)
