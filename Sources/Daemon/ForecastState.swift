@@ -438,8 +438,6 @@ public actor ForecastState {
         return nil
     }
 
-    /// Exponential backoff after failures (30 s, 1, 2, 4… min), capped at the refresh interval,
-    /// and never sooner than a provider's Retry-After.
     // MARK: Cities
 
     /// The next listed city whose forecast is due (missing, older than the refresh interval, or its
@@ -521,9 +519,15 @@ public actor ForecastState {
         }
     }
 
+    /// Exponential backoff after failures (30 s, 1, 2, 4… min), capped at the refresh interval,
+    /// and never sooner than a provider's Retry-After.
+    ///
+    /// While offline (no connection could be made) the wait stays at most a minute: asking costs no
+    /// provider anything then, and the forecast comes back within a minute of the network.
     private func retryDelay(after failure: Failure) -> TimeInterval {
         let exponential = 30 * pow(2, Double(min(failure.attempts - 1, 16)))
         var delay = min(configuration.refreshInterval, exponential)
+        if failure.error.kind == .offline { delay = min(delay, 60) }
         if let retryAfter = failure.error.retryAfter {
             delay = max(delay, Double(retryAfter.components.seconds))
         }

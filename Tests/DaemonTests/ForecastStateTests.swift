@@ -149,6 +149,15 @@ struct ForecastStateTests {
         clock.advance(1)
         #expect(await state.dueFetch() != nil)
 
+        // Offline, the waits stop growing at a minute: the forecast returns within a minute of the network.
+        for _ in 0..<6 {
+            await state.forecastFailed(ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused"), for: target)
+            clock.advance(59)
+            #expect(await state.dueFetch() == nil)
+            clock.advance(1)
+            #expect(await state.dueFetch() != nil)
+        }
+
         // Recovery clears the error and the staleness.
         var fresh = forecast()
         fresh.current?.temperature = 12
