@@ -27,6 +27,10 @@ pids+=($!)
 TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gps_port" Tests/Fixtures/nmea/gpslim236.log >/dev/null 2>&1 &
 pids+=($!)
 cat >"$work/forecastd.toml" <<TOML
+[location]
+static_file = ""
+[location.ip]
+enabled = false
 [location.gpsd]
 port = $gps_port
 [providers]

@@ -202,17 +202,19 @@ public actor ForecastState {
             inputs.fromSavedState = true
         }
         if let fix = saved.fix, fix.coordinate.isPlausible { savedFix = fix }
-        for (id, forecast) in saved.cities ?? [:] where cityStates[id]?.forecast == nil {
+        for (id, saved) in saved.cities ?? [:] where cityStates[id]?.forecast == nil {
             // Only for a city still listed at the same place: a moved city needs its own forecast.
-            guard let city = cityStates[id]?.city, city.coordinate.distanceKm(to: forecast.coordinate) < 10 else { continue }
-            cityStates[id]?.forecast = forecast
+            guard let city = cityStates[id]?.city, city.coordinate == saved.coordinate else { continue }
+            cityStates[id]?.forecast = saved.forecast
             cityStates[id]?.fromSavedState = true
         }
         reevaluate()
     }
 
     private func saveState() {
-        let cityForecasts = cityStates.compactMapValues(\.forecast)
+        let cityForecasts = cityStates.compactMapValues { state in
+            state.forecast.map { SavedState.SavedCity(coordinate: state.city.coordinate, forecast: $0) }
+        }
         savedStateContinuation.yield(
             SavedState(
                 forecast: inputs.forecast, fix: inputs.fix ?? savedFix, cities: cityForecasts.isEmpty ? nil : cityForecasts))

@@ -14,9 +14,21 @@ public struct SavedState: Sendable, Hashable, Codable {
     public var forecast: Forecast?
     public var fix: LocationFix?
     /// The listed cities' last good forecasts, by city id (absent in files from before cities existed).
-    public var cities: [String: Forecast]?
+    public var cities: [String: SavedCity]?
 
-    public init(forecast: Forecast?, fix: LocationFix?, cities: [String: Forecast]? = nil) {
+    /// A listed city's last good forecast and the position it was asked for (a city moved in the
+    /// settings since then must not show the old place's weather).
+    public struct SavedCity: Sendable, Hashable, Codable {
+        public var coordinate: Coordinate
+        public var forecast: Forecast
+
+        public init(coordinate: Coordinate, forecast: Forecast) {
+            self.coordinate = coordinate
+            self.forecast = forecast
+        }
+    }
+
+    public init(forecast: Forecast?, fix: LocationFix?, cities: [String: SavedCity]? = nil) {
         self.version = Self.version
         self.forecast = forecast
         self.fix = fix

@@ -86,9 +86,18 @@ public struct SocketService: Service, CustomStringConvertible {
         let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
         unlink(temporaryPath)
         let idleTimeout = options.idleTimeout
+        let clients = self.clients
+        let maxClients = options.maxClients
+        // Refused with a reason, so a script sees why rather than a silent close.
+        let refusal = line(
+            ControlErrorMessage(message: "too many clients (the limit is \(options.maxClients)); try again later"))
         let cache = cachedReport
         cache.set(await state.reportLine)
-        let server = try await ServerBootstrap(group: eventLoopGroup)
+        // One event loop accepts and serves: a connection then never hops to another thread between
+        // being accepted and being answered, which is most of a short round trip's cost (measured in
+        // docs/performance.md). A status-bar workload fits one loop many times over.
+        let loop = eventLoopGroup.next()
+        let server = try await ServerBootstrap(group: loop, childGroup: loop)
             // `echo report | socat - UNIX-CONNECT:…` closes its sending side right after the request:
             // keep the connection open to answer it.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -99,9 +108,21 @@ public struct SocketService: Service, CustomStringConvertible {
                     try channel.pipeline.syncOperations.addHandler(IdleCloser(watching: watching))
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(RequestLineDecoder(maxLength: ControlProtocol.maxRequestLength)))
-                    try channel.pipeline.syncOperations.addHandler(FirstReportFastPath(cache: cache))
+                    // Counted from the moment they connect, silent ones included, so the limit holds
+                    // for clients that never send a byte.
+                    let admitted = clients.withLockedValue { counts -> Bool in
+                        guard counts.connected < maxClients else { return false }
+                        counts.connected += 1
+                        return true
+                    }
+                    if admitted {
+                        channel.closeFuture.whenComplete { _ in clients.withLockedValue { $0.connected -= 1 } }
+                    }
+                    let needed = channel.eventLoop.makePromise(of: Void.self)
+                    try channel.pipeline.syncOperations.addHandler(
+                        FirstReportFastPath(cache: cache, needed: needed, refusal: admitted ? nil : refusal))
                     let async = try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    return Connection(channel: async, watching: watching)
+                    return Connection(channel: async, watching: watching, needed: needed.futureResult)
                 }
             }
         try placeSocket(temporaryPath, server: server)
@@ -179,21 +200,10 @@ public struct SocketService: Service, CustomStringConvertible {
     // MARK: Connections
 
     private func serve(_ connection: Connection) async {
-        let admitted = clients.withLockedValue { counts -> Bool in
-            guard counts.connected < options.maxClients else { return false }
-            counts.connected += 1
-            return true
-        }
-        guard admitted else {
-            // Refused with a reason, so a script sees why rather than a silent close.
-            try? await connection.channel.executeThenClose { _, outbound in
-                try await outbound.write(
-                    line(ControlErrorMessage(message: "too many clients (the limit is \(options.maxClients)); try again later")))
-            }
-            return
-        }
-        defer { clients.withLockedValue { $0.connected -= 1 } }
-
+        // Most clients are answered whole by the event-loop fast path: the connection's async side
+        // starts only once it has something to do (a request the fast path passes on, or the end of
+        // the connection), so it does not compete for the CPU with the answer.
+        try? await connection.needed.get()
         // Asked of the kernel only when a request needs it: most clients only read.
         var peer: Peer?
         do {
@@ -416,16 +426,37 @@ final class FirstReportFastPath: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundOut = RequestLine
     typealias OutboundOut = ByteBuffer
     private let cache: ReportLineCache
-    private var first = true  // only touched on the channel's event loop
+    /// Completed when the connection's async side has work: a request passed on, or the end of the connection.
+    private let needed: EventLoopPromise<Void>
+    /// The error line for a client beyond the limit: sent after the greeting, then the connection closes.
+    private let refusal: ByteBuffer?
+    // Only touched on the channel's event loop.
+    private var first = true
+    private var signalled = false
 
-    init(cache: ReportLineCache) { self.cache = cache }
+    init(cache: ReportLineCache, needed: EventLoopPromise<Void>, refusal: ByteBuffer?) {
+        self.cache = cache
+        self.needed = needed
+        self.refusal = refusal
+    }
+
+    private func signal() {
+        guard !signalled else { return }
+        signalled = true
+        needed.succeed(())
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         context.writeAndFlush(wrapOutboundOut(SocketService.greeting), promise: nil)
+        if let refusal {
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(refusal)).whenComplete { _ in channel.close(promise: nil) }
+        }
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard refusal == nil else { return }
         let request = unwrapInboundIn(data)
         if first, case .text(let text) = request {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -439,7 +470,28 @@ final class FirstReportFastPath: ChannelInboundHandler, @unchecked Sendable {
             }
         }
         first = false
+        signal()
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { signal() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        signal()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        signal()
+        context.fireErrorCaught(error)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // A promise must never be dropped unfulfilled.
+        signal()
     }
 }
 
@@ -450,6 +502,8 @@ struct ConnectionClosed: Error {}
 struct Connection: Sendable {
     let channel: NIOAsyncChannel<RequestLine, ByteBuffer>
     let watching: WatchFlag
+    /// Fulfilled when the connection needs its async side (see ``FirstReportFastPath``).
+    let needed: EventLoopFuture<Void>
 }
 
 /// A flag shared between a connection's task and its event-loop handlers.
