@@ -97,11 +97,15 @@ public struct SocketService: Service, CustomStringConvertible {
         // being accepted and being answered, which is most of a short round trip's cost (measured in
         // docs/performance.md). A status-bar workload fits one loop many times over.
         let loop = eventLoopGroup.next()
+        // Connections that need more than the event-loop fast path (a request it passes on) are
+        // handed over here, wrapped for the async side at that moment. Most bar scripts connect, read
+        // the greeting, ask `report` and leave: they never cost a task.
+        let (handedOver, handOver) = AsyncStream.makeStream(of: Connection.self)
         let server = try await ServerBootstrap(group: loop, childGroup: loop)
             // `echo report | socat - UNIX-CONNECT:…` closes its sending side right after the request:
             // keep the connection open to answer it.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .bind(unixDomainSocketPath: temporaryPath) { channel in
+            .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let watching = WatchFlag()
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
@@ -118,13 +122,16 @@ public struct SocketService: Service, CustomStringConvertible {
                     if admitted {
                         channel.closeFuture.whenComplete { _ in clients.withLockedValue { $0.connected -= 1 } }
                     }
-                    let needed = channel.eventLoop.makePromise(of: Void.self)
                     try channel.pipeline.syncOperations.addHandler(
-                        FirstReportFastPath(cache: cache, needed: needed, refusal: admitted ? nil : refusal))
-                    let async = try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    return Connection(channel: async, watching: watching, needed: needed.futureResult)
+                        FirstReportFastPath(cache: cache, refusal: admitted ? nil : refusal) { channel in
+                            // On the event loop, before the request that needs it is passed on.
+                            let async = try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                            handOver.yield(Connection(channel: async, watching: watching))
+                        })
                 }
             }
+            .bind(unixDomainSocketPath: temporaryPath).get()
+        server.closeFuture.whenComplete { _ in handOver.finish() }
         try placeSocket(temporaryPath, server: server)
         var created = stat()
         stat(path, &created)
@@ -136,9 +143,8 @@ public struct SocketService: Service, CustomStringConvertible {
             if stat(path, &current) == 0, current.st_ino == created.st_ino { unlink(path) }
         }
 
-        // Graceful shutdown closes the listening channel rather than cancelling this task: the
-        // connection stream then ends after handing over every connection already accepted (NIO
-        // traps on accepted channels that are dropped unserved). Each connection is closed the same way.
+        // Graceful shutdown closes the listening channel rather than cancelling this task: the stream
+        // of handed-over connections then ends, and each one is closed the same way.
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 // Keep the fast path's copy of the report current.
@@ -147,30 +153,28 @@ public struct SocketService: Service, CustomStringConvertible {
                         cache.set(await state.reportLine)
                     }
                 }
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask {
-                            await withGracefulShutdownHandler {
-                                await serve(connection)
-                            } onGracefulShutdown: {
-                                connection.channel.channel.close(promise: nil)
-                            }
+                for await connection in handedOver {
+                    group.addTask {
+                        await withGracefulShutdownHandler {
+                            await serve(connection)
+                        } onGracefulShutdown: {
+                            connection.channel.channel.close(promise: nil)
                         }
                     }
                 }
             }
         } onGracefulShutdown: {
-            server.channel.close(promise: nil)
+            server.close(promise: nil)
         }
     }
 
     /// Sets the mode (and group) of the freshly bound socket and renames it to its real path.
-    private func placeSocket(_ temporaryPath: String, server: NIOAsyncChannel<Connection, Never>) throws {
+    private func placeSocket(_ temporaryPath: String, server: any Channel) throws {
         var mode: mode_t = 0o600
         if let group = options.group, !group.isEmpty {
             guard let entry = getgrnam(group) else {
                 unlink(temporaryPath)
-                server.channel.close(promise: nil)
+                server.close(promise: nil)
                 throw StartError(description: "output.socket_group: no group named \"\(group)\" on this system")
             }
             chown(temporaryPath, getuid(), entry.pointee.gr_gid)
@@ -179,7 +183,7 @@ public struct SocketService: Service, CustomStringConvertible {
         guard chmod(temporaryPath, mode) == 0, rename(temporaryPath, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
-            server.channel.close(promise: nil)
+            server.close(promise: nil)
             throw StartError(description: "\(path): cannot put the socket in place: \(reason)")
         }
     }
@@ -200,10 +204,6 @@ public struct SocketService: Service, CustomStringConvertible {
     // MARK: Connections
 
     private func serve(_ connection: Connection) async {
-        // Most clients are answered whole by the event-loop fast path: the connection's async side
-        // starts only once it has something to do (a request the fast path passes on, or the end of
-        // the connection), so it does not compete for the CPU with the answer.
-        try? await connection.needed.get()
         // Asked of the kernel only when a request needs it: most clients only read.
         var peer: Peer?
         do {
@@ -426,24 +426,19 @@ final class FirstReportFastPath: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundOut = RequestLine
     typealias OutboundOut = ByteBuffer
     private let cache: ReportLineCache
-    /// Completed when the connection's async side has work: a request passed on, or the end of the connection.
-    private let needed: EventLoopPromise<Void>
     /// The error line for a client beyond the limit: sent after the greeting, then the connection closes.
     private let refusal: ByteBuffer?
+    /// Wraps the channel for the async side and hands it over; called once, on the event loop.
+    private let handOver: (any Channel) throws -> Void
     // Only touched on the channel's event loop.
     private var first = true
-    private var signalled = false
+    private var handedOver = false
+    private var lastWrite: EventLoopFuture<Void>?
 
-    init(cache: ReportLineCache, needed: EventLoopPromise<Void>, refusal: ByteBuffer?) {
+    init(cache: ReportLineCache, refusal: ByteBuffer?, handOver: @escaping (any Channel) throws -> Void) {
         self.cache = cache
-        self.needed = needed
         self.refusal = refusal
-    }
-
-    private func signal() {
-        guard !signalled else { return }
-        signalled = true
-        needed.succeed(())
+        self.handOver = handOver
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -457,41 +452,44 @@ final class FirstReportFastPath: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard refusal == nil else { return }
+        if handedOver {
+            context.fireChannelRead(data)
+            return
+        }
         let request = unwrapInboundIn(data)
-        if first, case .text(let text) = request {
+        if case .text(let text) = request {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty {
-                return
-            }
-            first = false
-            if trimmed.lowercased() == "report" {
-                context.writeAndFlush(wrapOutboundOut(cache.current), promise: nil)
+            if trimmed.isEmpty { return }
+            if first, trimmed.lowercased() == "report" {
+                first = false
+                lastWrite = context.writeAndFlush(wrapOutboundOut(cache.current))
                 return
             }
         }
         first = false
-        signal()
+        do {
+            try handOver(context.channel)
+            handedOver = true
+        } catch {
+            context.close(promise: nil)
+            return
+        }
         context.fireChannelRead(data)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event { signal() }
+        // A client that asked `report` and closed its sending side (`echo report | socat …`) is done
+        // once the answer is out, unless the async side took the connection over.
+        if case ChannelEvent.inputClosed = event, !handedOver {
+            let channel = context.channel
+            if let lastWrite {
+                lastWrite.whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.close(promise: nil)
+            }
+            return
+        }
         context.fireUserInboundEventTriggered(event)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        signal()
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        signal()
-        context.fireErrorCaught(error)
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        // A promise must never be dropped unfulfilled.
-        signal()
     }
 }
 
@@ -502,8 +500,6 @@ struct ConnectionClosed: Error {}
 struct Connection: Sendable {
     let channel: NIOAsyncChannel<RequestLine, ByteBuffer>
     let watching: WatchFlag
-    /// Fulfilled when the connection needs its async side (see ``FirstReportFastPath``).
-    let needed: EventLoopFuture<Void>
 }
 
 /// A flag shared between a connection's task and its event-loop handlers.
