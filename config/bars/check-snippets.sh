@@ -6,8 +6,9 @@
 #   config/bars/check-snippets.sh
 #
 # tmux is required (it is what most users run). i3blocks, i3status and conky are exercised when installed
-# (Debian: apt-get install i3blocks i3status conky-cli) and reported as skipped otherwise. Waybar and polybar
-# need a display server and i3status-rust is not packaged for Debian 12, so their snippets are not run here.
+# (Debian: apt-get install i3blocks i3status conky-cli) and reported as skipped otherwise; polybar is drawn
+# under Xvfb and its pixels checked when polybar, xvfb and x11-apps are installed. Waybar needs a Wayland
+# compositor and i3status-rust is not packaged for Debian 12, so their snippets are not run here.
 # Exit status: 0 when every check that ran passed, 1 otherwise.
 set -euo pipefail
 
@@ -150,7 +151,39 @@ else
     skip "conky is not installed (apt-get install conky-cli)"
 fi
 
-skip "waybar, polybar: need a Wayland/X display; i3status-rust: not packaged for Debian 12"
+# --- polybar (under Xvfb) ---------------------------------------------------------------------------
+# polybar draws, so the check looks at the pixels: the snippet's module runs a stand-in forecastctl that
+# prints what `forecastctl watch --format polybar` prints for a recorded report, and a screenshot must
+# show the text in the colour of its %{F…} tag (grey for stale data, red for no location) and no other.
+if command -v polybar >/dev/null && command -v Xvfb >/dev/null && command -v xwd >/dev/null; then
+    mkdir -p "$work/bin"
+    display=":$((90 + RANDOM % 900))"
+    Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
+    xvfb=$!
+    sleep 1
+    { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
+      sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$work/polybar.ini"
+    for case in "stale:888888:ff5555" "no_location:ff5555:888888"; do
+        IFS=: read -r report colour other <<<"$case"
+        printf '#!/bin/sh\ncat "%s"; echo; sleep 30\n' "$golden/$report.polybar.txt" > "$work/bin/forecastctl"
+        chmod +x "$work/bin/forecastctl"
+        PATH="$work/bin:$PATH" DISPLAY="$display" timeout 6 polybar -q -c "$work/polybar.ini" check >/dev/null 2>&1 &
+        bar=$!
+        sleep 3
+        DISPLAY="$display" xwd -root -silent > "$work/shot.xwd" 2>/dev/null || true
+        kill "$bar" 2>/dev/null || true
+        wait "$bar" 2>/dev/null || true
+        counts=$(python3 "$here/count-colours.py" "$work/shot.xwd" "$colour" "$other")
+        read -r hits misses <<<"$counts"
+        ((hits > 10 && misses == 0)) && pass "polybar draws the $report line in #$colour ($hits pixels)" \
+            || fail "polybar $report: expected text in #$colour and none in #$other, got $hits and $misses pixels"
+    done
+    kill "$xvfb" 2>/dev/null || true
+else
+    skip "polybar is not installed with Xvfb and xwd (apt-get install polybar xvfb x11-apps)"
+fi
+
+skip "waybar: needs a Wayland compositor; i3status-rust: not packaged for Debian 12"
 
 if ((failures > 0)); then
     echo "$failures check(s) failed"
