@@ -7,8 +7,8 @@
 #
 # tmux is required (it is what most users run). i3blocks, i3status and conky are exercised when installed
 # (Debian: apt-get install i3blocks i3status conky-cli) and reported as skipped otherwise; polybar is drawn
-# under Xvfb and its pixels checked when polybar, xvfb and x11-apps are installed. Waybar needs a Wayland
-# compositor and i3status-rust is not packaged for Debian 12, so their snippets are not run here.
+# under Xvfb and Waybar in a headless sway, and their pixels checked, when polybar, xvfb and x11-apps, or
+# waybar, sway and grim, are installed. i3status-rust is not packaged for Debian 12, so its snippet is not run.
 # Exit status: 0 when every check that ran passed, 1 otherwise.
 set -euo pipefail
 
@@ -183,7 +183,55 @@ else
     skip "polybar is not installed with Xvfb and xwd (apt-get install polybar xvfb x11-apps)"
 fi
 
-skip "waybar: needs a Wayland compositor; i3status-rust: not packaged for Debian 12"
+# --- Waybar (in a headless sway) ---------------------------------------------------------------------
+# The same idea for Waybar: sway runs headless, Waybar loads the snippet's module and style sheet, a
+# stand-in forecastctl prints the waybar line of a recorded report, and grim's screenshot must show the
+# text in the colour waybar-style.css gives its class (stale: grey; no_location: red). sway refuses to
+# run as root, so as root the compositor and the bar run as "nobody".
+if command -v sway >/dev/null && command -v waybar >/dev/null && command -v grim >/dev/null; then
+    as=()
+    [[ $(id -u) -eq 0 ]] && as=(runuser -u nobody --)
+    wayland="$work/wayland"
+    mkdir -p "$wayland/bin" "$wayland/run"
+    chmod 755 "$work" "$wayland" "$wayland/bin"
+    chmod 700 "$wayland/run"
+    [[ $(id -u) -eq 0 ]] && chown nobody "$wayland/run"
+    printf 'output HEADLESS-1 resolution 800x600\n' > "$wayland/sway.conf"
+    { echo '{ "layer": "top", "position": "top", "height": 30, "modules-left": ["custom/forecast"],'
+      sed -n '/"custom\/forecast": {/,$p' "$here/waybar-module.jsonc"; echo '}'; } > "$wayland/waybar.jsonc"
+    { cat "$here/waybar-style.css"
+      printf '\n* { font-family: "DejaVu Sans"; font-size: 14px; }\nwindow#waybar { background: #000000; }\n'; } \
+        > "$wayland/style.css"
+    chmod 644 "$wayland"/*.conf "$wayland"/*.jsonc "$wayland"/*.css
+    session=(env XDG_RUNTIME_DIR="$wayland/run" WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1)
+    "${as[@]}" "${session[@]}" sway -c "$wayland/sway.conf" >/dev/null 2>&1 &
+    sleep 2
+    socket=$(cd "$wayland/run" 2>/dev/null && ls -d wayland-* 2>/dev/null | grep -v lock | head -n 1 || true)
+    if [[ -z "$socket" ]]; then
+        fail "sway did not start headless"
+    else
+        for case in "stale:888888:ff5555" "no_location:ff5555:888888"; do
+            IFS=: read -r report colour other <<<"$case"
+            printf '#!/bin/sh\ncat "%s"; echo; sleep 30\n' "$golden/$report.waybar.txt" > "$wayland/bin/forecastctl"
+            chmod 755 "$wayland/bin/forecastctl"
+            "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" PATH="$wayland/bin:/usr/bin:/bin" \
+                timeout 8 waybar -c "$wayland/waybar.jsonc" -s "$wayland/style.css" >/dev/null 2>&1 &
+            sleep 3
+            "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" grim -t ppm "$wayland/run/shot.ppm" 2>/dev/null || true
+            pkill -f "waybar -c $wayland/waybar.jsonc" 2>/dev/null || true
+            sleep 0.5
+            counts=$(python3 "$here/count-colours.py" "$wayland/run/shot.ppm" "$colour" "$other")
+            read -r hits misses <<<"$counts"
+            ((hits > 10 && misses == 0)) && pass "Waybar draws the $report module in #$colour ($hits pixels)" \
+                || fail "Waybar $report: expected text in #$colour and none in #$other, got $hits and $misses pixels"
+        done
+    fi
+    pkill -f "sway -c $wayland/sway.conf" 2>/dev/null || true
+else
+    skip "Waybar is not installed with sway and grim (apt-get install waybar sway grim)"
+fi
+
+skip "i3status-rust: not packaged for Debian 12"
 
 if ((failures > 0)); then
     echo "$failures check(s) failed"
