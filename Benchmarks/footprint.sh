@@ -39,6 +39,10 @@ TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gp
 pids+=($!)
 
 cat >"$work/forecastd.toml" <<TOML
+[location]
+static_file = ""
+[location.ip]
+enabled = false
 [location.gpsd]
 port = $gps_port
 [providers]
