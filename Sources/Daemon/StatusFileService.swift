@@ -11,12 +11,12 @@ public struct StatusFileService: Service, CustomStringConvertible {
     let path: String
     let state: ForecastState
     let logger: Logger
-    let render: @Sendable (Report) -> String
+    let render: (@Sendable (Report) -> String)?
 
-    /// - Parameter render: the file's text for a report (default: the report's JSON line).
+    /// - Parameter render: the file's text for a report; nil (the default) writes the report's JSON
+    ///   line as the state already encoded it once for every reader.
     public init(
-        path: String, state: ForecastState, logger: Logger,
-        render: @escaping @Sendable (Report) -> String = { ReportJSON.line($0) }
+        path: String, state: ForecastState, logger: Logger, render: (@Sendable (Report) -> String)? = nil
     ) {
         self.path = path
         self.state = state
@@ -47,7 +47,8 @@ public struct StatusFileService: Service, CustomStringConvertible {
         for await report in await state.subscribe().cancelOnGracefulShutdown() {
             do {
                 try AtomicFile.makeDirectory(directory)
-                try AtomicFile.write(Array((render(report) + "\n").utf8), to: path, mode: 0o644)
+                let text = if let render { render(report) } else { await state.reportLine }
+                try AtomicFile.write(Array((text + "\n").utf8), to: path, mode: 0o644)
                 if failing {
                     logger.info("The status file is written again.", metadata: ["path": "\(path)"])
                     failing = false
