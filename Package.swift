@@ -66,7 +66,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strict),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "ForecastModel"], swiftSettings: strict),
 
         // MARK: Cities as CSV
 

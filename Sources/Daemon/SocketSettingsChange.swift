@@ -42,13 +42,7 @@ enum SocketSettingsChange {
             } catch {
                 throw SettingsEditError(.invalidRequest, "pin: \(error)")
             }
-            // A new pin replaces the old one whole: a stale name must not stick to a new place.
-            document.remove(["location", "pin"])
-            document.set(try SettingsKey("location.pin.latitude"), to: .number(pin.coordinate.latitude))
-            document.set(try SettingsKey("location.pin.longitude"), to: .number(pin.coordinate.longitude))
-            if let name = request.name ?? pin.label, !name.isEmpty {
-                document.set(try SettingsKey("location.pin.name"), to: .string(name))
-            }
+            try document.setPin(pin.coordinate, name: request.name ?? pin.label)
         default:
             throw SettingsEditError(.invalidRequest, "\(request.request) does not change settings")
         }

@@ -1,3 +1,4 @@
+import ForecastModel
 /// The text of a settings file, edited in place: only the bytes of what changes are touched.
 ///
 /// Setting a key that is written rewrites the bytes of its value and nothing else: its trailing
@@ -210,5 +211,23 @@ public struct SettingsDocument: Sendable, Hashable {
             }
         }
         return result
+    }
+}
+
+extension SettingsDocument {
+    /// Sets `[location.pin]` to `coordinate`, named `name` (a blank or missing name removes the old
+    /// one, so a name never sticks to a new place). Degrees are kept to 6 decimals (about 10 cm), so a
+    /// pin taken from a map link does not write noise digits into the file.
+    ///
+    /// Shared by `forecastctl pin` and the socket's `pin` request, so both write the same bytes.
+    public mutating func setPin(_ coordinate: Coordinate, name: String?) throws(SettingsEditError) {
+        func rounded(_ degrees: Double) -> Double { (degrees * 1_000_000).rounded() / 1_000_000 }
+        set(try SettingsKey("location.pin.latitude"), to: .number(rounded(coordinate.latitude)))
+        set(try SettingsKey("location.pin.longitude"), to: .number(rounded(coordinate.longitude)))
+        if let name, !name.trimmingCharacters(in: .whitespaces).isEmpty {
+            set(try SettingsKey("location.pin.name"), to: .string(name))
+        } else {
+            remove(["location", "pin", "name"])
+        }
     }
 }

@@ -110,16 +110,8 @@ struct PinCommand: ParsableCommand {
             }
             let pin = try resolvePin(text)
             let label = name ?? pin.label
-            let latitude = rounded(pin.coordinate.latitude)
-            let longitude = rounded(pin.coordinate.longitude)
             let edit = try editSettings(global) { document throws(SettingsEditError) in
-                document.set(try SettingsKey("location.pin.latitude"), to: .number(latitude))
-                document.set(try SettingsKey("location.pin.longitude"), to: .number(longitude))
-                if let label, !label.trimmingCharacters(in: .whitespaces).isEmpty {
-                    document.set(try SettingsKey("location.pin.name"), to: .string(label))
-                } else {
-                    document.remove(["location", "pin", "name"])
-                }
+                try document.setPin(pin.coordinate, name: label)
             }
             report(edit, unchanged: "location.pin: \(describe(edit.settings.location.pin))")
             if edit.settings.location.mode == .auto {
@@ -131,10 +123,6 @@ struct PinCommand: ParsableCommand {
     }
 
     /// Six decimals: about 0.1 m, more than any map click means.
-    private func rounded(_ degrees: Double) -> Double {
-        (degrees * 1_000_000).rounded() / 1_000_000
-    }
-
     /// The position `text` names.
     ///
     /// This is where a place-name search will join: ``CoordinateParseError/notACoordinate(_:)`` carries

@@ -1,3 +1,4 @@
+import ForecastModel
 import Foundation
 import Testing
 
@@ -344,5 +345,28 @@ struct SettingsFileEditorTests {
         }
         #expect(error?.message.contains("location.mode: \"pinned\" needs a [location.pin] table") == true)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+}
+
+@Suite("Setting the pin")
+struct SetPinTests {
+    @Test("a new pin keeps the table's comments, rounds to 6 decimals, and drops the old name unless a new one is given")
+    func setPin() throws {
+        let original = """
+            [location.pin]   # home
+            latitude = 1.0
+            longitude = 2.0
+            name = "Old place"   # kept only with the old pin
+
+            """
+        var document = SettingsDocument(original)
+        try document.setPin(Coordinate(latitude: 48.85661234567, longitude: 2.35221987654), name: nil)
+        #expect(document.text == "[location.pin]   # home\nlatitude = 48.856612\nlongitude = 2.35222\n")
+
+        var named = SettingsDocument(original)
+        try named.setPin(Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo")
+        #expect(
+            named.text
+                == "[location.pin]   # home\nlatitude = -34.9011\nlongitude = -56.1645\nname = \"Montevideo\"   # kept only with the old pin\n")
     }
 }
