@@ -13,51 +13,9 @@ settle=${SETTLE:-15}
 window=${WINDOW:-60}
 
 swift build -c release --product forecastd >/dev/null
-binary=.build/release/forecastd
-
-work=$(mktemp -d /tmp/fd-footprint.XXXXXX)
-gps_port=$((21000 + RANDOM % 5000))
-http_port=$((26000 + RANDOM % 5000))
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  pkill -TERM -f "gpsd.*-P $gps_port" 2>/dev/null || true
-  pkill -TERM -f "gpsd .*:$gps_port" 2>/dev/null || true
-  sleep 0.5
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-mkdir -p "$work/www" "$work/run" "$work/tmp"
-cp Tests/Fixtures/open-meteo/forecast-bromsgrove-gb-current-hourly-daily-fahrenheit-kmh-timezone-auto.json "$work/www/forecast"
-(cd "$work/www" && exec /usr/bin/python3 -m http.server "$http_port" --bind 127.0.0.1 >/dev/null 2>&1) &
-pids+=($!)
-
-# About one fix a second: the log has about five sentences per epoch.
-TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gps_port" Tests/Fixtures/nmea/gpslim236.log \
-  >"$work/gpsfake.log" 2>&1 &
-pids+=($!)
-
-cat >"$work/forecastd.toml" <<TOML
-[location]
-static_file = ""
-[location.ip]
-enabled = false
-[location.gpsd]
-port = $gps_port
-[providers]
-order = ["open-meteo"]
-[providers.open_meteo]
-url = "http://127.0.0.1:$http_port/forecast"
-[output]
-status_file = "$work/run/report.json"
-socket = "$work/run/forecastd.sock"
-TOML
-
-sleep 2
-XDG_RUNTIME_DIR="$work/run" HOME="$work" "$binary" --config "$work/forecastd.toml" --log-level warning 2>"$work/forecastd.log" &
-daemon=$!
-pids+=("$daemon")
+source Benchmarks/peers.sh
+start_peers footprint
+start_daemon
 
 sleep "$settle"
 grep -q '"source":"gpsd"' "$work/run/report.json" || { echo "no gpsd position in the report:"; cat "$work/run/report.json" "$work/forecastd.log"; exit 1; }

@@ -752,7 +752,7 @@ public actor ForecastState {
             let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
             if let fix = ipFix {
                 let problem = ipProblem.map { "; the last lookup failed: \($0)" } ?? ""
-                sources.append(entry(.ip, fix, "city-level, looked up \(LocationPolicyText.age(age(fix))) ago\(problem)\(asked)"))
+                sources.append(entry(.ip, fix, "city-level, looked up \(LocationPolicy.describe(TimeInterval(age(fix)))) ago\(problem)\(asked)"))
             } else if let problem = ipProblem {
                 sources.append(LocateSource(source: "ip", state: .problem, used: false, detail: problem + asked))
             } else {

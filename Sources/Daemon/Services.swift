@@ -3,6 +3,7 @@ import Foundation
 import Location
 import Logging
 import ServiceLifecycle
+import Settings
 import WeatherProviders
 
 /// Runs the position sources the state asks for, feeding their events to it in order.
@@ -89,14 +90,18 @@ public struct ForecastService: Service, CustomStringConvertible {
                         await state.tick()
                     }
                 }
-                var provider: (configuration: DaemonConfiguration, provider: ProviderChain)?
+                var built: (providers: Settings.Providers, chain: ProviderChain)?
+                /// The chain for the settings in force, rebuilt only when they change.
+                func currentChain() async -> ProviderChain {
+                    let configuration = await state.currentConfiguration
+                    if let built, built.providers == configuration.providers { return built.chain }
+                    let chain = makeProvider(configuration)
+                    built = (configuration.providers, chain)
+                    return chain
+                }
                 for await _ in state.refreshRequests {
                     while let (target, forced) = await state.takeDueFetch(), !Task.isCancelled {
-                        let configuration = await state.currentConfiguration
-                        if provider?.configuration.providers != configuration.providers {
-                            provider = (configuration, makeProvider(configuration))
-                        }
-                        let provider = provider!.provider
+                        let provider = await currentChain()
                         // A user asked (`forecastctl refresh`): providers the chain left alone by its own
                         // backoff are asked again, so a refresh right after the network returns recovers
                         // at once instead of failing with "not asked again before …" for up to 30 minutes.
@@ -115,12 +120,9 @@ public struct ForecastService: Service, CustomStringConvertible {
                     // Then the listed cities, one request each, only those whose forecast is due.
                     var fetchedCities = false
                     while let city = await state.dueCityFetch(), !Task.isCancelled {
-                        let configuration = await state.currentConfiguration
-                        if provider?.configuration.providers != configuration.providers {
-                            provider = (configuration, makeProvider(configuration))
-                        }
+                        let provider = await currentChain()
                         do throws(ProviderError) {
-                            let forecast = try await provider!.provider.forecast(for: city.coordinate)
+                            let forecast = try await provider.forecast(for: city.coordinate)
                             await state.cityForecastSucceeded(forecast, id: city.id)
                         } catch {
                             await state.cityForecastFailed(error, id: city.id)

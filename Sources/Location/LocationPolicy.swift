@@ -108,8 +108,8 @@ public struct LocationPolicy: Sendable, Hashable {
         return Choice(fix: nil, reason: "no position: \(gpsdState), no static file, no IP position and no pin")
     }
 
-    /// `42 s`, `12 min`, `3 h`.
-    static func describe(_ seconds: TimeInterval) -> String {
+    /// An age as the policy's reasons write it: `42 s`, `12 min`, `3 h`.
+    public static func describe(_ seconds: TimeInterval) -> String {
         if seconds < 120 { return "\(Int(seconds)) s" }
         if seconds < 7200 { return "\(Int(seconds / 60)) min" }
         return "\(Int(seconds / 3600)) h"
@@ -189,10 +189,4 @@ public struct JumpFilter: Sendable, Hashable {
         let hours = max(seconds, 1) / 3600
         return distance / hours
     }
-}
-
-/// Ages written the way the policy's reasons write them.
-public enum LocationPolicyText {
-    /// `42 s`, `12 min`, `3 h`.
-    public static func age(_ seconds: Int) -> String { LocationPolicy.describe(TimeInterval(seconds)) }
 }

@@ -106,16 +106,15 @@ public struct StaticFileLocationProvider: LocationProvider {
     }
 
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
-        var lastSignature: FileSignature??
-        var lastEvent: LocationEvent?
+        // The file's identity when last read (nil: missing) and what it said then.
+        var last: (signature: FileSignature?, event: LocationEvent)?
         while !Task.isCancelled {
             let signature = FileSignature(path: path)
-            if lastSignature == nil || lastSignature! != signature {
-                lastSignature = .some(signature)
+            if last == nil || last?.signature != signature {
                 let event = read()
                 // A fix is re-sent only when the position itself changed, not because the file was touched.
-                if !Self.isSame(event, lastEvent) { deliver(event) }
-                lastEvent = event
+                if !Self.isSame(event, last?.event) { deliver(event) }
+                last = (signature, event)
             }
             try? await Task.sleep(for: pollInterval)
         }

@@ -418,14 +418,18 @@ struct SettingsDecoder {
         }
     }
 
-    private mutating func decodeStatusFiles(_ value: any TOMLValueConvertible, into files: inout [Settings.StatusFile])
-    {
-        let path = ["output", "files"]
+    /// Walks an array of tables (`[[output.files]]`, `[[cities]]`): every element must be a table of
+    /// known keys that `decodeElement` turns into a value without a problem. The array is used only
+    /// when all of them do (nil otherwise), so one bad table never drops the others silently.
+    private mutating func decodeTables<Element>(
+        _ value: any TOMLValueConvertible, at path: [String],
+        _ decodeElement: (inout Self, TOMLTable, _ decodedSoFar: [Element]) -> Element?
+    ) -> [Element]? {
         guard value.type == .array, let array = value.array else {
-            report(path, at: .value, "expected [[output.files]] tables, found \(Self.describe(value.type))")
-            return
+            report(path, at: .value, "expected [[\(path.joined(separator: "."))]] tables, found \(Self.describe(value.type))")
+            return nil
         }
-        var decoded: [Settings.StatusFile] = []
+        var decoded: [Element] = []
         var valid = true
         for (index, element) in array.enumerated() {
             arrayElement = (path, index)
@@ -437,99 +441,91 @@ struct SettingsDecoder {
             }
             checkKeys(of: table, at: path)
             let before = problems.count
-            let filePath = absolutePath(table, "path", at: path)
-            let format: Settings.OutputFormat? = choice(table, "format", at: path, noun: "an output format")
-            let template = string(table, "template", at: path) ?? ""
-            let icons: Settings.IconSet? = choice(table, "icons", at: path, noun: "an icon set")
+            guard let item = decodeElement(&self, table, decoded), problems.count == before else {
+                valid = false
+                continue
+            }
+            decoded.append(item)
+        }
+        return valid ? decoded : nil
+    }
+
+    private mutating func decodeStatusFiles(_ value: any TOMLValueConvertible, into files: inout [Settings.StatusFile])
+    {
+        let path = ["output", "files"]
+        let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.StatusFile]) in
+            let filePath = decoder.absolutePath(table, "path", at: path)
+            let format: Settings.OutputFormat? = decoder.choice(table, "format", at: path, noun: "an output format")
+            let template = decoder.string(table, "template", at: path) ?? ""
+            let icons: Settings.IconSet? = decoder.choice(table, "icons", at: path, noun: "an icon set")
             for key in ["path", "format"] where table[key] == nil {
-                report(
+                decoder.report(
                     path + [key], at: .value, "missing; every [[output.files]] table needs a path and a format",
                     anchor: path)
             }
             if let filePath, let earlier = decoded.firstIndex(where: { $0.path == filePath }) {
-                report(
+                decoder.report(
                     path + ["path"], at: .value,
                     "\(Self.quote(filePath)) is already the path of output.files[\(earlier + 1)]",
                     allowed: "a different file for each [[output.files]] table")
             }
             if format == .template, template.trimmingCharacters(in: .whitespaces).isEmpty {
-                report(
+                decoder.report(
                     path + ["format"], at: .value, "\"template\" needs a template",
                     allowed: "a template key such as template = \"%c %t\"")
             }
-            guard problems.count == before, let filePath, let format else {
-                valid = false
-                continue
-            }
-            decoded.append(
-                Settings.StatusFile(path: filePath, format: format, template: template, icons: icons ?? .emoji))
+            guard let filePath, let format else { return nil }
+            return Settings.StatusFile(path: filePath, format: format, template: template, icons: icons ?? .emoji)
         }
-        if valid { files = decoded }
+        if let decoded { files = decoded }
     }
 
     private mutating func decodeCities(_ value: any TOMLValueConvertible, into cities: inout [Settings.City]) {
         let path = ["cities"]
-        guard value.type == .array, let array = value.array else {
-            report(path, at: .value, "expected [[cities]] tables, found \(Self.describe(value.type))")
-            return
-        }
-        var decoded: [Settings.City] = []
-        var valid = true
-        for (index, element) in array.enumerated() {
-            arrayElement = (path, index)
-            defer { arrayElement = nil }
-            guard element.type == .table, let table = element.table else {
-                report(path, at: .value, "expected a table, found \(Self.describe(element.type))")
-                valid = false
-                continue
-            }
-            checkKeys(of: table, at: path)
-            let before = problems.count
-            let name = nonEmptyString(table, "name", at: path, allowed: "the name to show, such as \"Paris\"")
-            let admin1 = nonEmptyString(
+        let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.City]) in
+            let before = decoder.problems.count
+            let name = decoder.nonEmptyString(table, "name", at: path, allowed: "the name to show, such as \"Paris\"")
+            let admin1 = decoder.nonEmptyString(
                 table, "admin1", at: path, allowed: "the region's name, such as \"Texas\", or no admin1 key at all")
-            let country = countryCode(table, "country", at: path)
-            let latitude = number(table, "latitude", at: path, in: -90...90)
-            let longitude = number(table, "longitude", at: path, in: -180...180)
-            let favorite = boolean(table, "favorite", at: path) ?? false
-            let added = date(table, "added", at: path)
-            let explicitID = string(table, "id", at: path)
+            let country = decoder.countryCode(table, "country", at: path)
+            let latitude = decoder.number(table, "latitude", at: path, in: -90...90)
+            let longitude = decoder.number(table, "longitude", at: path, in: -180...180)
+            let favorite = decoder.boolean(table, "favorite", at: path) ?? false
+            let added = decoder.date(table, "added", at: path)
+            let explicitID = decoder.string(table, "id", at: path)
             if let explicitID, !CityID.isValid(explicitID) {
-                report(
+                decoder.report(
                     path + ["id"], at: .value, "\(Self.quote(explicitID)) is not an id",
                     allowed: "lower-case letters and digits in words joined by \"-\", such as \"springfield-il-us\"")
             }
             for (key, allowed) in [("name", "a name such as \"Paris\""), ("latitude", "-90...90"), ("longitude", "-180...180")]
             where table[key] == nil {
-                report(
+                decoder.report(
                     path + [key], at: .value, "missing; every [[cities]] table needs a name, a latitude and a longitude",
                     allowed: allowed, anchor: path)
             }
             if let latitude, let longitude, latitude == 0 && longitude == 0 {
-                report(
+                decoder.report(
                     path + ["latitude"], at: .value, "0, 0 is \"null island\", where receivers without a fix claim to be",
                     allowed: "the city's own coordinates")
             }
-            guard problems.count == before, let name, let latitude, let longitude else {
-                valid = false
-                continue
-            }
+            // A duplicate is judged only on a city that is otherwise valid: its id is then known.
+            guard decoder.problems.count == before, let name, let latitude, let longitude else { return nil }
             let city = Settings.City(
                 name: name, admin1: admin1, countryCode: country,
                 coordinate: Coordinate(latitude: latitude, longitude: longitude), favorite: favorite, added: added,
                 explicitID: explicitID)
             if let earlier = decoded.firstIndex(where: { $0.id == city.id }) {
-                report(
+                decoder.report(
                     path + [explicitID != nil ? "id" : "name"], at: .value,
                     "the id \(Self.quote(city.id)) is already that of cities[\(earlier + 1)] (\(decoded[earlier].label))",
                     allowed: "each city once; two places of one name need an id key of their own, such as id = "
                         + Self.quote(city.id + "-2"))
-                valid = false
-                continue
+                return nil
             }
-            decoded.append(city)
+            return city
         }
-        if valid { cities = decoded }
+        if let decoded { cities = decoded }
     }
 
     private mutating func decodeDisplay(_ display: TOMLTable, into settings: inout Settings.Display) {

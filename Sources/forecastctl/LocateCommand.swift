@@ -1,5 +1,6 @@
 import ArgumentParser
 import Control
+import ForecastModel
 import Foundation
 
 /// `forecastctl locate`: what every position source says now, and which one the daemon uses.
@@ -27,7 +28,7 @@ struct LocateCommand: ParsableCommand {
             } catch {
                 throw CommandFailure(message: error.description, exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
             }
-            guard let answer = try? JSONDecoder.snakeCase.decode(LocateAnswer.self, from: Data(line.utf8)) else {
+            guard let answer = try? Report.makeDecoder().decode(LocateAnswer.self, from: Data(line.utf8)) else {
                 throw CommandFailure(message: "unexpected answer: \(line.prefix(200))", exitCode: .requestFailed)
             }
             if json {
@@ -57,14 +58,5 @@ struct LocateCommand: ParsableCommand {
             text += "\(marker) \(name)  \(position.padding(toLength: 30, withPad: " ", startingAt: 0))  \(source.detail)\n"
         }
         return text
-    }
-}
-
-extension JSONDecoder {
-    /// Reads the daemon's snake_case JSON.
-    static var snakeCase: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
     }
 }
