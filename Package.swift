@@ -4,6 +4,7 @@
 //
 // Dependencies point one way:
 //   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+//   Daemon talks to systemd through Systemd (no other dependency of its own).
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
@@ -169,6 +170,24 @@ let package = Package(
         /// The socket protocol's types and a blocking client, shared by forecastctl and tests.
         .target(name: "Control", dependencies: ["ForecastModel"], swiftSettings: strict),
 
+        // MARK: systemd
+
+        /// The service manager's protocols, written directly: sd_notify(3) (readiness, status, reload,
+        /// watchdog) and sd_listen_fds(3) (socket activation).
+        .target(
+            name: "Systemd",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
         // MARK: Daemon
 
         /// Services under a ServiceGroup: the one state owner, location and forecast loops, status file, socket.
@@ -176,7 +195,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering",
-                "Control", "History",
+                "Control", "History", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
