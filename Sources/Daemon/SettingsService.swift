@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 import Settings
+import Systemd
 
 #if canImport(Glibc)
     import Glibc
@@ -41,11 +42,14 @@ public actor SettingsReloader {
     private var signature: FileSignature?
     private var reportedProblems: [String] = []
     private var pendingEmpty = false
+    /// Told when a reload begins and ends (`RELOADING=1` … `READY=1`).
+    private let notifier: SystemdNotifier?
 
     public init(
         initial: Settings, sourcePath: String?, explicitPath: String?, isSystemService: Bool, state: ForecastState,
-        logger: Logger
+        logger: Logger, notifier: SystemdNotifier? = nil
     ) {
+        self.notifier = notifier
         self.settings = initial
         self.sourcePath = sourcePath
         self.explicitPath = explicitPath
@@ -80,9 +84,17 @@ public actor SettingsReloader {
         _ = await reload(reason: "the settings file changed")
     }
 
-    /// Reads the settings again and applies them.
+    /// Reads the settings again and applies them, telling systemd while it does.
     @discardableResult
     public func reload(reason: String) async -> ReloadOutcome {
+        // Every way in (SIGHUP, `reload`, an edit of the file, a settings request) is a reload to
+        // systemd; whatever the outcome, the daemon is ready again afterwards.
+        let told = notifier?.reloading() ?? false
+        defer { if told { notifier?.reloaded() } }
+        return await readAndApply(reason: reason)
+    }
+
+    private func readAndApply(reason: String) async -> ReloadOutcome {
         let source: SettingsSource
         let new: Settings
         do {
