@@ -34,6 +34,7 @@ public enum ServiceStatusLine {
         var line = parts.joined(separator: ", ")
         if report.stale, report.status == .ok { line += ", stale" }
         if let problem { line += (report.stale && report.status == .ok ? ": " : "; ") + problem }
+        line = line.split(whereSeparator: \.isNewline).joined(separator: " ")
         if line.count > maxLength { line = String(line.prefix(maxLength - 1)) + "…" }
         return line
     }
