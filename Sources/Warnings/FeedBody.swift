@@ -45,7 +45,7 @@ enum FeedBody {
 
     /// Whether JSON text stops inside a string or with brackets still open: the mark of a body cut short.
     static func isCutOff(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var depth = 0
+        var open: [UInt8] = []
         var inString = false
         var escaped = false
         for byte in bytes {
@@ -61,13 +61,15 @@ enum FeedBody {
             }
             switch byte {
             case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: "{"): open.append(UInt8(ascii: "}"))
+            case UInt8(ascii: "["): open.append(UInt8(ascii: "]"))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                // A closer that does not match what is open is broken JSON, not a cut-off one.
+                guard open.popLast() == byte else { return false }
             default: break
             }
-            if depth < 0 { return false }
         }
-        return inString || depth > 0
+        return inString || !open.isEmpty
     }
 }
 
