@@ -12,12 +12,7 @@ public enum BrightSkyDecoder {
     public static let sourceName = "bright-sky"
 
     public static func decode(_ data: Data) throws(WarningError) -> DecodedFeed {
-        guard let root = try FeedBody.json(data, source: sourceName) as? [String: Any],
-            let alerts = root["alerts"] as? [Any]
-        else {
-            throw WarningError(
-                source: sourceName, reason: .malformed, detail: "the response is JSON but has no \"alerts\" list")
-        }
+        let (root, alerts) = try FeedBody.list(data, key: "alerts", source: sourceName)
         let location = root.object("location")
         let cell = location.flatMap { location -> String? in
             if let number = location["warn_cell_id"] as? NSNumber { return number.stringValue }

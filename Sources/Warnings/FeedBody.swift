@@ -36,6 +36,19 @@ enum FeedBody {
         }
     }
 
+    /// The JSON object and its list under `key` (`features`, `warnings`, `alerts`).
+    ///
+    /// - Throws: as ``json(_:source:)``, and `malformed` when the JSON has no such list.
+    static func list(_ data: Data, key: String, source: String) throws(WarningError)
+        -> (root: [String: Any], items: [Any])
+    {
+        guard let root = try json(data, source: source) as? [String: Any], let items = root[key] as? [Any] else {
+            throw WarningError(
+                source: source, reason: .malformed, detail: "the response is JSON but has no \"\(key)\" list")
+        }
+        return (root, items)
+    }
+
     /// A web page: `<!DOCTYPE html` or `<html` near the start.
     static func isHTML(_ bytes: ArraySlice<UInt8>) -> Bool {
         guard bytes.first == UInt8(ascii: "<") else { return false }

@@ -26,7 +26,8 @@ public enum GeometryError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .tooFewPositions(let count):
-            "a ring has \(count) position\(count == 1 ? "" : "s"); at least 4 are needed (3 corners, then the first again)"
+            "a ring has \(count) position\(count == 1 ? "" : "s"); "
+                + "at least 4 are needed (3 corners, then the first again)"
         case .tooFewDistinctPoints(let count):
             "a ring has \(count) distinct corner\(count == 1 ? "" : "s"); at least 3 are needed"
         case .notClosed:

@@ -37,12 +37,7 @@ public enum MetNorwayAlertsDecoder {
     public static let sourceName = "met-norway"
 
     public static func decode(_ data: Data) throws(WarningError) -> DecodedFeed {
-        guard let root = try FeedBody.json(data, source: sourceName) as? [String: Any],
-            let features = root["features"] as? [Any]
-        else {
-            throw WarningError(
-                source: sourceName, reason: .malformed, detail: "the response is JSON but not a FeatureCollection")
-        }
+        let (_, features) = try FeedBody.list(data, key: "features", source: sourceName)
         var feed = DecodedFeed()
         for (index, item) in features.enumerated() {
             guard let feature = item as? [String: Any], let properties = feature.object("properties") else {

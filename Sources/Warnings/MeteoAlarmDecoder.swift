@@ -22,12 +22,7 @@ public enum MeteoAlarmDecoder {
     public static let sourceName = "meteoalarm"
 
     public static func decode(_ data: Data) throws(WarningError) -> DecodedFeed {
-        guard let root = try FeedBody.json(data, source: sourceName) as? [String: Any],
-            let warnings = root["warnings"] as? [Any]
-        else {
-            throw WarningError(
-                source: sourceName, reason: .malformed, detail: "the response is JSON but has no \"warnings\" list")
-        }
+        let (_, warnings) = try FeedBody.list(data, key: "warnings", source: sourceName)
         var feed = DecodedFeed()
         for (index, item) in warnings.enumerated() {
             guard let wrapper = item as? [String: Any], let alert = wrapper.object("alert") else {
@@ -69,7 +64,9 @@ public enum MeteoAlarmDecoder {
             var polygons: [GeoPolygon] = []
             var circles: [GeoCircle] = []
             do {
-                for text in object.texts("polygon") { polygons.append(GeoPolygon(outer: try AreaGeometry.capPolygon(text))) }
+                for text in object.texts("polygon") {
+                    polygons.append(GeoPolygon(outer: try AreaGeometry.capPolygon(text)))
+                }
                 for text in object.texts("circle") { circles.append(try AreaGeometry.capCircle(text)) }
             } catch {
                 return .failure(.invalidGeometry(error))
@@ -78,7 +75,8 @@ public enum MeteoAlarmDecoder {
                 guard let scheme = code.text("valueName"), let value = code.text("value") else { return nil }
                 return Geocode(scheme: scheme, value: value)
             }
-            let geometry = polygons.isEmpty && circles.isEmpty ? nil : AreaGeometry(polygons: polygons, circles: circles)
+            let geometry =
+                polygons.isEmpty && circles.isEmpty ? nil : AreaGeometry(polygons: polygons, circles: circles)
             guard geometry != nil || !geocodes.isEmpty else { return .failure(.noArea) }
             areas.append(WarningArea(name: object.text("areaDesc"), geometry: geometry, geocodes: geocodes))
         }

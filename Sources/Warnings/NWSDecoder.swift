@@ -18,12 +18,7 @@ public enum NWSDecoder {
     /// - Parameter askedPoint: the `point=` forecastd sent (already rounded), or nil when the answer
     ///   was not asked for a point.
     public static func decode(_ data: Data, askedPoint: Coordinate?) throws(WarningError) -> DecodedFeed {
-        guard let root = try FeedBody.json(data, source: sourceName) as? [String: Any],
-            let features = root["features"] as? [Any]
-        else {
-            throw WarningError(
-                source: sourceName, reason: .malformed, detail: "the response is JSON but not a FeatureCollection")
-        }
+        let (root, features) = try FeedBody.list(data, key: "features", source: sourceName)
         let confirmed = askedPoint.map { answerNames(root.text("title"), point: $0) } ?? false
         var feed = DecodedFeed()
         for (index, item) in features.enumerated() {

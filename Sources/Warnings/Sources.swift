@@ -2,6 +2,48 @@ import ForecastModel
 import Foundation
 import Logging
 
+/// What the three point services share: round the position, ask through the source's gate, and
+/// match the answer at the exact position.
+struct PointFeed: Sendable {
+    let source: String
+    let url: URL
+    let decimals: Int
+    let client: FeedClient
+    let matcher = WarningMatcher()
+
+    init(
+        source: String, url: URL, decimals: Int, minimumInterval: Duration, maxBodyBytes: Int,
+        context: WarningSourceContext
+    ) {
+        self.source = source
+        self.url = url
+        self.decimals = decimals
+        self.client = FeedClient(
+            source: source, http: context.http(source: source, maxBodyBytes: maxBodyBytes),
+            minimumInterval: minimumInterval, now: context.now)
+    }
+
+    /// - Parameters:
+    ///   - query: the query items for the rounded latitude and longitude, already formatted.
+    ///   - decode: the source's decoder, given the rounded position that was asked for.
+    func answer(
+        at position: Coordinate, accept: String, query: (String, String) -> [(String, String)],
+        decode: @escaping @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
+    ) async throws(WarningError) -> SourceAnswer {
+        try WarningURL.check(position, source: source)
+        let asked = position.rounded(decimals: decimals)
+        let latitude = WarningURL.format(asked.latitude, decimals: decimals)
+        let longitude = WarningURL.format(asked.longitude, decimals: decimals)
+        let requestURL = try WarningURL.make(url, items: query(latitude, longitude), source: source)
+        let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: accept) {
+            data throws(WarningError) in try decode(data, asked)
+        }
+        return SourceAnswer(
+            feed: matcher.match(result.feed, at: position), fetchedAt: result.fetchedAt, fromCache: result.fromCache,
+            nextRequest: result.nextRequest)
+    }
+}
+
 /// The National Weather Service's active alerts for a point (US and territories).
 ///
 /// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
@@ -15,34 +57,24 @@ public struct NWSSource: WarningSource {
 
     public var name: String { NWSDecoder.sourceName }
     public let minimumInterval: Duration
-    public let url: URL
-    private let decimals: Int
-    private let client: FeedClient
-    private let matcher = WarningMatcher()
+    public var url: URL { feed.url }
+    private let feed: PointFeed
 
     public init(
         url: URL = NWSSource.defaultURL, minimumInterval: Duration = NWSSource.defaultMinimumInterval,
         context: WarningSourceContext
     ) {
-        self.url = url
         self.minimumInterval = minimumInterval
-        self.decimals = context.coordinatePrecision
-        self.client = FeedClient(
-            source: NWSDecoder.sourceName, http: context.http(source: NWSDecoder.sourceName, maxBodyBytes: Self.maxBodyBytes),
-            minimumInterval: minimumInterval, now: context.now)
+        feed = PointFeed(
+            source: NWSDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
+            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: name)
-        let asked = position.rounded(decimals: decimals)
-        let point = "\(WarningURL.format(asked.latitude, decimals: decimals)),\(WarningURL.format(asked.longitude, decimals: decimals))"
-        let requestURL = try WarningURL.make(url, items: [("status", "actual"), ("point", point)], source: name)
-        let result = try await client.feed(key: point, url: requestURL, accept: "application/geo+json") {
-            data throws(WarningError) in try NWSDecoder.decode(data, askedPoint: asked)
-        }
-        return SourceAnswer(
-            feed: matcher.match(result.feed, at: position), fetchedAt: result.fetchedAt, fromCache: result.fromCache,
-            nextRequest: result.nextRequest)
+        try await feed.answer(
+            at: position, accept: "application/geo+json",
+            query: { [("status", "actual"), ("point", "\($0),\($1)")] },
+            decode: { data, asked throws(WarningError) in try NWSDecoder.decode(data, askedPoint: asked) })
     }
 }
 
@@ -58,37 +90,24 @@ public struct MetNorwayAlertsSource: WarningSource {
 
     public var name: String { MetNorwayAlertsDecoder.sourceName }
     public let minimumInterval: Duration
-    public let url: URL
-    private let decimals: Int
-    private let client: FeedClient
-    private let matcher = WarningMatcher()
+    public var url: URL { feed.url }
+    private let feed: PointFeed
 
+    /// - Parameter minimumInterval: raised to the terms' 10 minutes when shorter.
     public init(
         url: URL = MetNorwayAlertsSource.defaultURL,
         minimumInterval: Duration = MetNorwayAlertsSource.defaultMinimumInterval, context: WarningSourceContext
     ) {
-        self.url = url
         self.minimumInterval = max(minimumInterval, Self.defaultMinimumInterval)
-        self.decimals = min(context.coordinatePrecision, 4)
-        self.client = FeedClient(
-            source: MetNorwayAlertsDecoder.sourceName,
-            http: context.http(source: MetNorwayAlertsDecoder.sourceName, maxBodyBytes: Self.maxBodyBytes),
-            minimumInterval: self.minimumInterval, now: context.now)
+        feed = PointFeed(
+            source: MetNorwayAlertsDecoder.sourceName, url: url, decimals: min(context.coordinatePrecision, 4),
+            minimumInterval: self.minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: name)
-        let asked = position.rounded(decimals: decimals)
-        let latitude = WarningURL.format(asked.latitude, decimals: decimals)
-        let longitude = WarningURL.format(asked.longitude, decimals: decimals)
-        let requestURL = try WarningURL.make(
-            url, items: [("lat", latitude), ("lon", longitude), ("lang", "en")], source: name)
-        let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: "application/json") {
-            data throws(WarningError) in try MetNorwayAlertsDecoder.decode(data)
-        }
-        return SourceAnswer(
-            feed: matcher.match(result.feed, at: position), fetchedAt: result.fetchedAt, fromCache: result.fromCache,
-            nextRequest: result.nextRequest)
+        try await feed.answer(
+            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1), ("lang", "en")] },
+            decode: { data, _ throws(WarningError) in try MetNorwayAlertsDecoder.decode(data) })
     }
 }
 
@@ -103,36 +122,23 @@ public struct BrightSkySource: WarningSource {
 
     public var name: String { BrightSkyDecoder.sourceName }
     public let minimumInterval: Duration
-    public let url: URL
-    private let decimals: Int
-    private let client: FeedClient
-    private let matcher = WarningMatcher()
+    public var url: URL { feed.url }
+    private let feed: PointFeed
 
     public init(
         url: URL = BrightSkySource.defaultURL, minimumInterval: Duration = BrightSkySource.defaultMinimumInterval,
         context: WarningSourceContext
     ) {
-        self.url = url
         self.minimumInterval = minimumInterval
-        self.decimals = context.coordinatePrecision
-        self.client = FeedClient(
-            source: BrightSkyDecoder.sourceName,
-            http: context.http(source: BrightSkyDecoder.sourceName, maxBodyBytes: Self.maxBodyBytes),
-            minimumInterval: minimumInterval, now: context.now)
+        feed = PointFeed(
+            source: BrightSkyDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
+            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: name)
-        let asked = position.rounded(decimals: decimals)
-        let latitude = WarningURL.format(asked.latitude, decimals: decimals)
-        let longitude = WarningURL.format(asked.longitude, decimals: decimals)
-        let requestURL = try WarningURL.make(url, items: [("lat", latitude), ("lon", longitude)], source: name)
-        let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: "application/json") {
-            data throws(WarningError) in try BrightSkyDecoder.decode(data)
-        }
-        return SourceAnswer(
-            feed: matcher.match(result.feed, at: position), fetchedAt: result.fetchedAt, fromCache: result.fromCache,
-            nextRequest: result.nextRequest)
+        try await feed.answer(
+            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1)] },
+            decode: { data, _ throws(WarningError) in try BrightSkyDecoder.decode(data) })
     }
 }
 

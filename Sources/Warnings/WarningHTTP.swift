@@ -26,7 +26,9 @@ struct WarningHTTP: Sendable {
     /// - Throws: ``WarningError`` with reason `offline`, `timeout`, `tooLarge` (more than
     ///   ``maxBodyBytes``, announced or read), `truncated` (the connection closed before the announced
     ///   length) or `malformed` (not HTTP).
-    func get(_ url: URL, accept: String, headers extra: [(String, String)] = []) async throws(WarningError) -> Response {
+    func get(_ url: URL, accept: String, headers extra: [(String, String)] = []) async throws(WarningError)
+        -> Response
+    {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: userAgent)

@@ -84,7 +84,8 @@ public struct WarningMatcher: Sendable {
             switch placement(of: message, at: point) {
             case .covers: result.covering.append(message.warning)
             case .elsewhere: result.elsewhere.append(message.warning)
-            case .unplaced(let codes): result.unplaced.append(UnplacedWarning(warning: message.warning, geocodes: codes))
+            case .unplaced(let codes):
+                result.unplaced.append(UnplacedWarning(warning: message.warning, geocodes: codes))
             }
         }
         return result
