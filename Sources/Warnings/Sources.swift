@@ -169,12 +169,14 @@ public actor MeteoAlarmSource: WarningSource {
 
     /// - Parameters:
     ///   - country: the position's country (ISO code); it must have a feed (``MeteoAlarmCountries``).
-    ///   - areasFile: the shipped ``MeteoAlarmAreas`` file; nil places only warnings with shapes of their own.
+    ///   - areasFile: the shipped ``MeteoAlarmAreas`` file (the daemon finds it as it finds the gazetteer:
+    ///     in the `forecastd_Warnings.resources` bundle beside the executable, or under `share/forecastd`);
+    ///     nil places only warnings with shapes of their own.
     /// - Returns: nil when MeteoAlarm has no feed for `country`.
     public init?(
         country: String, url: URL = MeteoAlarmSource.defaultURL,
         minimumInterval: Duration = MeteoAlarmSource.defaultMinimumInterval,
-        maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFile: URL? = MeteoAlarmAreas.sourceTreeURL,
+        maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFile: URL?,
         context: WarningSourceContext
     ) {
         let code = country.uppercased()

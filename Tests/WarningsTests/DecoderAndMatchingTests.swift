@@ -1,5 +1,6 @@
 import ForecastModel
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Warnings
@@ -275,6 +276,18 @@ struct DecoderAndMatchingTests {
                 RefusedEntry(
                     entry: "derived-bow-tie", problem: .invalidGeometry(.selfIntersecting(edge: 0, otherEdge: 2))),
             ])
+    }
+
+    @Test("docs/warnings.md's example is what the encoder writes for the first recorded Bosnian warning")
+    func documentedExample() throws {
+        let feed = try MeteoAlarmDecoder.decode(
+            try Alerts.data("meteoalarm/em-jov-api-v1-warnings-feeds-bosnia-herzegovina-2024-01-first5.json"))
+        let warning = try #require(feed.messages.first?.warning)
+        let encoded = String(decoding: try Report.makeEncoder().encode(warning), as: UTF8.self)
+        let docs = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/warnings.md"), encoding: .utf8)
+        let example = docs.split(separator: "\n").first { $0.hasPrefix("{\"area\":\"Banja Luka\"") }
+        #expect(example.map(String.init) == encoded)
     }
 
     /// The first recorded Bosnian warning with every info block's area replaced (nil: removed).

@@ -19,7 +19,10 @@ struct SourceTests {
     }
 
     static func meteoAlarm(_ server: ReplayServer, _ context: WarningSourceContext) throws -> MeteoAlarmSource {
-        try #require(MeteoAlarmSource(country: "ba", url: server.url("/api/v1/warnings/"), context: context))
+        try #require(
+            MeteoAlarmSource(
+                country: "ba", url: server.url("/api/v1/warnings/"), areasFile: MeteoAlarmAreas.sourceTreeURL,
+                context: context))
     }
 
     // MARK: NWS
@@ -186,6 +189,20 @@ struct SourceTests {
         }
     }
 
+    @Test("Without the region file the feed still answers, its code-only warnings unplaced")
+    func meteoAlarmWithoutAreaFile() async throws {
+        try await Alerts.withServer { server, context in
+            server.setRoute(path: Self.meteoAlarmPath, try .fixture("alerts/" + Self.bosnia))
+            let source = try #require(
+                MeteoAlarmSource(
+                    country: "BA", url: server.url("/api/v1/warnings/"),
+                    areasFile: URL(fileURLWithPath: "/nonexistent/meteoalarm-areas.jsonl"), context: context))
+            let answer = try await source.warnings(at: Alerts.at(44.7722, 17.191))
+            #expect(answer.feed.covering.isEmpty)
+            #expect(answer.feed.unplaced.count == 5)
+        }
+    }
+
     @Test("A 304 without a validator having been sent is refused by name")
     func unexpectedNotModified() async throws {
         try await Alerts.withServer { server, context in
@@ -303,7 +320,7 @@ struct SourceTests {
         try await Alerts.withServer { server, _ in url = server.url("/api/v1/warnings/") }
         try await Alerts.withServer { _, context in
             let base = try #require(url)
-            let source = try #require(MeteoAlarmSource(country: "BA", url: base, context: context))
+            let source = try #require(MeteoAlarmSource(country: "BA", url: base, areasFile: nil, context: context))
             let error = await Alerts.failure { () async throws(WarningError) in
                 try await source.warnings(at: Alerts.at(44.77, 17.19))
             }
