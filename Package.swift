@@ -159,6 +159,33 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Warnings
+
+        /// Official weather warnings for a position (NWS, MET Norway, DWD through Bright Sky, MeteoAlarm):
+        /// decoders, geometry, matching, merging, and the sources over HTTP. Ships MeteoAlarm's region
+        /// shapes (Resources/meteoalarm-areas.jsonl, docs/warnings.md).
+        .target(
+            name: "Warnings",
+            dependencies: [
+                "ForecastModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/meteoalarm-areas.jsonl")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WarningsTests",
+            dependencies: [
+                "Warnings", "ForecastModel", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Rendering
 
         /// Turns a report into what readers see: JSON and the human summary.
