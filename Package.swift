@@ -7,8 +7,8 @@
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
-//   DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients (NetworkManager, logind)
-//   can build on DBus.
+//   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
+//   (NetworkManager, logind) can build on DBus too.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -210,6 +210,13 @@ let package = Package(
         /// one thread per connection that sleeps in poll() on the bus.
         .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
+        /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
+        .target(name: "DesktopNotifications", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "DesktopNotificationsTests",
+            dependencies: ["DesktopNotifications", "DBus", "TestSupport"],
+            swiftSettings: strict
+        ),
 
         // MARK: Executables
 
