@@ -31,15 +31,19 @@ public final class DBusMock: @unchecked Sendable {
     // `lock` guards `process`; that is what makes the unchecked Sendable sound.
     private let lock = NSLock()
     private var process: Process?
+    private let exit: ProcessExit
 
     public static let mockInterface = "org.freedesktop.DBus.Mock"
 
-    private init(name: String, path: String, logFile: URL, control: DBusConnection, process: Process) {
+    private init(
+        name: String, path: String, logFile: URL, control: DBusConnection, process: Process, exit: ProcessExit
+    ) {
         self.name = name
         self.path = path
         self.logFile = logFile
         self.control = control
         self.process = process
+        self.exit = exit
     }
 
     deinit {
@@ -83,7 +87,7 @@ public final class DBusMock: @unchecked Sendable {
         let outputHandle = try FileHandle(forWritingTo: output)
         defer { try? outputHandle.close() }
 
-        let exited = ExitSignal()
+        let exited = ProcessExit()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "dbusmock", "--logfile", logFile.path] + arguments
@@ -96,7 +100,8 @@ public final class DBusMock: @unchecked Sendable {
         process.standardError = outputHandle
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        let mock = DBusMock(name: name, path: path, logFile: logFile, control: control, process: process)
+        let mock = DBusMock(
+            name: name, path: path, logFile: logFile, control: control, process: process, exit: exited)
 
         let ready = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -140,7 +145,7 @@ public final class DBusMock: @unchecked Sendable {
             guard let process else { return }
             self.process = nil
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            exit.wait()
         }
     }
 
@@ -193,39 +198,5 @@ public final class DBusMock: @unchecked Sendable {
             DBusMethodCall(
                 destination: name, path: path, interface: Self.mockInterface, member: member, arguments: arguments),
             timeout: .seconds(10))
-    }
-}
-
-/// A one-time event that async code can wait for (a process's exit); a cancelled wait returns at once.
-private final class ExitSignal: @unchecked Sendable {
-    // `lock` guards the fields; that is what makes the unchecked Sendable sound.
-    private let lock = NSLock()
-    private var happened = false
-    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
-
-    func signal() {
-        let waiting = lock.withLock {
-            happened = true
-            defer { waiters.removeAll() }
-            return Array(waiters.values)
-        }
-        for waiter in waiting { waiter.resume() }
-    }
-
-    func wait() async {
-        let id = UUID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = lock.withLock {
-                    if happened || Task.isCancelled { return true }
-                    waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = lock.withLock { waiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
     }
 }

@@ -27,11 +27,13 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
     // `lock` guards `process`; that is what makes the unchecked Sendable sound.
     private let lock = NSLock()
     private var process: Process?
+    private let exit: ProcessExit
 
-    private init(address: String, directory: URL, process: Process) {
+    private init(address: String, directory: URL, process: Process, exit: ProcessExit) {
         self.address = address
         self.directory = directory
         self.process = process
+        self.exit = exit
     }
 
     deinit {
@@ -70,6 +72,8 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = errorHandle
+        let exit = ProcessExit()
+        process.terminationHandler = { _ in exit.signal() }
         try process.run()
         try? output.fileHandleForWriting.close()
 
@@ -78,12 +82,12 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
         guard let address = line, !address.isEmpty else {
             let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            exit.wait()
             throw StartError(
                 description: "dbus-daemon in \(directory.path) printed no address within 10 s; it said: "
                     + (said.isEmpty ? "nothing" : said))
         }
-        return PrivateDBusDaemon(address: address, directory: directory, process: process)
+        return PrivateDBusDaemon(address: address, directory: directory, process: process, exit: exit)
     }
 
     /// ``start(in:)`` for async code: the waiting happens on a thread of its own.
@@ -97,7 +101,7 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
             guard let process else { return }
             self.process = nil
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            exit.wait()
         }
     }
 
