@@ -2,9 +2,9 @@
 //
 // sd-bus's convenience calls (sd_bus_call_method, sd_bus_message_append, sd_bus_message_read) are variadic,
 // which Swift cannot call; `DBus` uses the non-variadic API underneath them instead (new_method_call,
-// append_basic, open_container, call_async, peek_type, read_basic, match_signal_async). Everything used here
-// exists in libsystemd since version 240, so the same Swift builds against systemd 252 (Debian 12) and 257
-// (Debian 13).
+// append_basic, open_container, call_async, peek_type, read_basic, match_signal_async). None of these changed
+// between systemd 252 (Debian 12) and 257 (Debian 13), where the same Swift builds and its tests pass; 257 only
+// added calls (sd_bus_pending_method_calls, sd_bus_message_new_signal_to, pidfd credentials) that are not used.
 #ifndef FORECASTD_CSDBUS_SHIM_H
 #define FORECASTD_CSDBUS_SHIM_H
 

@@ -50,7 +50,8 @@ public struct DBusMessage: Sendable, Hashable {
         guard signature == expected else {
             let what = member.map { "\($0) " } ?? ""
             throw .unexpectedReply(
-                "\(what)from \(sender ?? "an unknown sender") has the signature \"\(signature)\", expected \"\(expected)\"")
+                "\(what)from \(sender ?? "an unknown sender") has the signature \"\(signature)\", "
+                    + "expected \"\(expected)\"")
         }
         return body
     }

@@ -9,26 +9,16 @@ enum MessageCoding {
     /// Appends `value` to `message`; the value was validated beforehand.
     static func append(_ value: DBusValue, to message: OpaquePointer) throws(DBusError) {
         switch value {
-        case .byte(var number):
-            try check(sd_bus_message_append_basic(message, code("y"), &number), "appending a byte")
-        case .boolean(let flag):
-            // sd-bus takes booleans as a C int.
-            var number: Int32 = flag ? 1 : 0
-            try check(sd_bus_message_append_basic(message, code("b"), &number), "appending a boolean")
-        case .int16(var number):
-            try check(sd_bus_message_append_basic(message, code("n"), &number), "appending an int16")
-        case .uint16(var number):
-            try check(sd_bus_message_append_basic(message, code("q"), &number), "appending a uint16")
-        case .int32(var number):
-            try check(sd_bus_message_append_basic(message, code("i"), &number), "appending an int32")
-        case .uint32(var number):
-            try check(sd_bus_message_append_basic(message, code("u"), &number), "appending a uint32")
-        case .int64(var number):
-            try check(sd_bus_message_append_basic(message, code("x"), &number), "appending an int64")
-        case .uint64(var number):
-            try check(sd_bus_message_append_basic(message, code("t"), &number), "appending a uint64")
-        case .double(var number):
-            try check(sd_bus_message_append_basic(message, code("d"), &number), "appending a double")
+        case .byte(let number): try appendBasic(number, "y", to: message)
+        // sd-bus takes booleans as a C int.
+        case .boolean(let flag): try appendBasic(Int32(flag ? 1 : 0), "b", to: message)
+        case .int16(let number): try appendBasic(number, "n", to: message)
+        case .uint16(let number): try appendBasic(number, "q", to: message)
+        case .int32(let number): try appendBasic(number, "i", to: message)
+        case .uint32(let number): try appendBasic(number, "u", to: message)
+        case .int64(let number): try appendBasic(number, "x", to: message)
+        case .uint64(let number): try appendBasic(number, "t", to: message)
+        case .double(let number): try appendBasic(number, "d", to: message)
         case .string(let text):
             try appendText(text, type: "s", to: message)
         case .objectPath(let text):
@@ -58,6 +48,14 @@ enum MessageCoding {
                 for field in fields { try append(field, to: message) }
             }
         }
+    }
+
+    /// For fixed-size types sd-bus takes a pointer to the value.
+    private static func appendBasic<Number: BitwiseCopyable>(
+        _ value: Number, _ type: Character, to message: OpaquePointer
+    ) throws(DBusError) {
+        var value = value
+        try check(sd_bus_message_append_basic(message, code(type), &value), "appending a value of type \(type)")
     }
 
     /// For string types sd-bus takes the string itself, not a pointer to it.
@@ -99,46 +97,18 @@ enum MessageCoding {
         let inner = contents.map { String(cString: $0) } ?? ""
 
         switch UInt8(bitPattern: type) {
-        case UInt8(ascii: "y"):
-            var number: UInt8 = 0
-            try read(message, type, &number)
-            return .byte(number)
-        case UInt8(ascii: "b"):
-            var number: Int32 = 0
-            try read(message, type, &number)
-            return .boolean(number != 0)
-        case UInt8(ascii: "n"):
-            var number: Int16 = 0
-            try read(message, type, &number)
-            return .int16(number)
-        case UInt8(ascii: "q"):
-            var number: UInt16 = 0
-            try read(message, type, &number)
-            return .uint16(number)
-        case UInt8(ascii: "i"):
-            var number: Int32 = 0
-            try read(message, type, &number)
-            return .int32(number)
-        case UInt8(ascii: "u"):
-            var number: UInt32 = 0
-            try read(message, type, &number)
-            return .uint32(number)
-        case UInt8(ascii: "x"):
-            var number: Int64 = 0
-            try read(message, type, &number)
-            return .int64(number)
-        case UInt8(ascii: "t"):
-            var number: UInt64 = 0
-            try read(message, type, &number)
-            return .uint64(number)
-        case UInt8(ascii: "d"):
-            var number: Double = 0
-            try read(message, type, &number)
-            return .double(number)
+        case UInt8(ascii: "y"): return .byte(try readBasic(message, type, UInt8(0)))
+        case UInt8(ascii: "b"): return .boolean(try readBasic(message, type, Int32(0)) != 0)
+        case UInt8(ascii: "n"): return .int16(try readBasic(message, type, Int16(0)))
+        case UInt8(ascii: "q"): return .uint16(try readBasic(message, type, UInt16(0)))
+        case UInt8(ascii: "i"): return .int32(try readBasic(message, type, Int32(0)))
+        case UInt8(ascii: "u"): return .uint32(try readBasic(message, type, UInt32(0)))
+        case UInt8(ascii: "x"): return .int64(try readBasic(message, type, Int64(0)))
+        case UInt8(ascii: "t"): return .uint64(try readBasic(message, type, UInt64(0)))
+        case UInt8(ascii: "d"): return .double(try readBasic(message, type, Double(0)))
         case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
             // The string stays owned by the message; copy it out at once.
-            var text: UnsafePointer<CChar>?
-            try read(message, type, &text)
+            let text = try readBasic(message, type, UnsafePointer<CChar>?.none)
             let string = text.map { String(cString: $0) } ?? ""
             switch UInt8(bitPattern: type) {
             case UInt8(ascii: "s"): return .string(string)
@@ -200,8 +170,13 @@ enum MessageCoding {
             "entering a container of \(contents)")
     }
 
-    private static func read<T>(_ message: OpaquePointer, _ type: CChar, _ storage: inout T) throws(DBusError) {
-        try check(withUnsafeMutablePointer(to: &storage) { sd_bus_message_read_basic(message, type, $0) }, "reading a value")
+    /// Reads a fixed-size value, or for string types the pointer to the message's own copy of the string.
+    private static func readBasic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: CChar, _ initial: T)
+        throws(DBusError) -> T
+    {
+        var value = initial
+        try check(sd_bus_message_read_basic(message, type, &value), "reading a value")
+        return value
     }
 
     // MARK: Helpers
@@ -216,3 +191,4 @@ enum MessageCoding {
         throw .system(operation: operation, code: -result)
     }
 }
+

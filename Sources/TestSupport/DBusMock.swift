@@ -60,7 +60,8 @@ public final class DBusMock: @unchecked Sendable {
         return try await start(on: bus, name: name, path: path, arguments: arguments)
     }
 
-    /// Starts a bare mock object owning `name`, with `path` and `interface`; add methods with ``addMethod(_:inSignature:outSignature:code:)``.
+    /// Starts a bare mock object owning `name`, with `path` and `interface`; add methods with
+    /// ``addMethod(_:inSignature:outSignature:code:)``.
     public static func start(on bus: PrivateDBusDaemon, name: String, path: String, interface: String) async throws
         -> DBusMock
     {

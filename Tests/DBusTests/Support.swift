@@ -59,7 +59,8 @@ extension DBusMock {
 
     /// Adds `Hang`, which answers only after a minute: a peer busy with a call, for timeouts and cancellation.
     func addHang() async throws {
-        try await addMethod("Hang", inSignature: "s", outSignature: "s", code: "import time\ntime.sleep(60)\nret = args[0]")
+        try await addMethod(
+            "Hang", inSignature: "s", outSignature: "s", code: "import time\ntime.sleep(60)\nret = args[0]")
     }
 
     /// Calls `Hang` from `connection` in a task of its own, and returns once the peer has the call: dbusmock says

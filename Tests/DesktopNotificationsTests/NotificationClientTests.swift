@@ -146,7 +146,8 @@ struct NotificationClientTests {
         }
         try await withNotificationServer(capabilities: ["body"]) { _, server, client in
             try await client.send(DesktopNotification(summary: "Rain soon", body: body))
-            #expect(try await server.notifyCalls().map(\.body) == ["Rain in 20 min (moderate) — PM2.5 <10 & O₃ >90"])
+            let bodies = try await server.notifyCalls().map(\.body)
+            #expect(bodies == ["Rain in 20 min (moderate) — PM2.5 <10 & O₃ >90"])
         }
     }
 
