@@ -47,8 +47,12 @@ final class BusState {
                 return 0
             }, Unmanaged.passUnretained(record).toOpaque(), timeoutMicroseconds)
         guard result >= 0, let slot else {
-            return continuation.resume(
-                returning: .failure(.system(operation: "sending \(call.interface).\(call.member)", code: -result)))
+            // The connection may have broken since the last time sd_bus_process looked.
+            let error: DBusError =
+                sd_bus_is_open(bus) > 0
+                ? .system(operation: "sending \(call.interface).\(call.member)", code: -result)
+                : .disconnected(reason: DBusError.describe(errno: -result))
+            return continuation.resume(returning: .failure(error))
         }
         record.slot = slot
         records[token] = record
