@@ -16,8 +16,12 @@ final class BusState {
     /// Records whose slot is to be released once sd_bus_process has returned.
     private var retired: [SlotRecord] = []
 
-    init(bus: OpaquePointer) {
+    /// Told when a callback finds the connection gone, before the callback answers anyone.
+    private let connectionEnded: (DBusError) -> Void
+
+    init(bus: OpaquePointer, connectionEnded: @escaping (DBusError) -> Void) {
         self.bus = bus
+        self.connectionEnded = connectionEnded
     }
 
     // MARK: Method calls
@@ -91,21 +95,23 @@ final class BusState {
     fileprivate func deliverReply(_ reply: OpaquePointer, to record: SlotRecord) {
         guard case .call(let continuation) = record.kind else { return }
         retire(record)
-        continuation.resume(returning: Self.result(of: reply, busIsOpen: sd_bus_is_open(bus) > 0))
+        continuation.resume(returning: result(of: reply))
     }
 
-    private static func result(of reply: OpaquePointer, busIsOpen: Bool) -> Result<DBusMessage, DBusError> {
+    private func result(of reply: OpaquePointer) -> Result<DBusMessage, DBusError> {
         if sd_bus_message_is_method_error(reply, nil) > 0 {
             let error = sd_bus_message_get_error(reply)
             let name = error?.pointee.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
             let text = error?.pointee.message.map { String(cString: $0) } ?? ""
             // sd-bus answers calls still in flight with NoReply when the connection goes; say what happened.
-            if !busIsOpen && name == DBusErrorName.noReply.rawValue {
-                return .failure(.disconnected(reason: text.isEmpty ? "the connection ended" : text))
+            if sd_bus_is_open(bus) <= 0 && name == DBusErrorName.noReply.rawValue {
+                let lost = DBusError.disconnected(reason: text.isEmpty ? "the connection ended" : text)
+                connectionEnded(lost)
+                return .failure(lost)
             }
             return .failure(.remote(name: DBusErrorName(rawValue: name), message: text))
         }
-        return Result { () throws(DBusError) in try snapshot(of: reply) }
+        return Result { () throws(DBusError) in try Self.snapshot(of: reply) }
     }
 
     /// Reads a received message in full into a value that can leave the bus thread.
@@ -180,7 +186,7 @@ final class BusState {
     fileprivate func matchInstalled(_ reply: OpaquePointer, for record: SlotRecord) {
         guard case .signals(let stream, let installed?) = record.kind else { return }
         record.kind = .signals(stream, installed: nil)
-        switch Self.result(of: reply, busIsOpen: sd_bus_is_open(bus) > 0) {
+        switch result(of: reply) {
         case .success:
             installed.resume(returning: .success(()))
         case .failure(let error):

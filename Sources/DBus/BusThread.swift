@@ -17,7 +17,10 @@ final class BusThread: @unchecked Sendable {
     private var jobs: [@Sendable (BusState) -> Void] = []
     private var accepting = true
     private var stopRequested = false
-    private var finishedReason: DBusError?
+    /// Why the connection ended, set as soon as the thread knows, before it answers what was waiting.
+    private var endedReason: DBusError?
+    /// Set once the thread has closed the connection and has nothing left to do.
+    private var finished = false
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
     private var nextToken: UInt64 = 0
     private var kernelThreadID: pid_t?
@@ -76,18 +79,26 @@ final class BusThread: @unchecked Sendable {
 
     /// Why the connection ended, or nil while it is open.
     var endReason: DBusError? {
-        lock.withLock { finishedReason }
+        lock.withLock { endedReason }
     }
 
-    /// Returns once the thread has closed the connection and exited.
+    /// Returns once the thread has closed the connection and is about to exit (it has nothing left to do).
     func waitUntilFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = lock.withLock {
-                if finishedReason != nil { return true }
+                if finished { return true }
                 finishWaiters.append(continuation)
                 return false
             }
             if done { continuation.resume() }
+        }
+    }
+
+    /// Records why the connection ended, first reason first, so that ``endReason`` is right by the time anyone
+    /// waiting hears about it.
+    private func markEnded(_ reason: DBusError) {
+        lock.withLock {
+            if endedReason == nil { endedReason = reason }
         }
     }
 
@@ -120,7 +131,7 @@ final class BusThread: @unchecked Sendable {
             return
         }
 
-        let state = BusState(bus: bus)
+        let state = BusState(bus: bus) { [self] reason in markEnded(reason) }
         var waitingForReady = true
         var reason: DBusError
         while true {
@@ -209,6 +220,7 @@ final class BusThread: @unchecked Sendable {
     private func finish(
         state: BusState?, reason: DBusError, ready: (@Sendable (Result<String, DBusError>) -> Void)?
     ) {
+        markEnded(reason)
         ready?(.failure(reason == .closed ? .cancelled : reason))
         let remaining = lock.withLock {
             accepting = false
@@ -226,7 +238,7 @@ final class BusThread: @unchecked Sendable {
             assert(remaining.isEmpty)
         }
         let waiters = lock.withLock {
-            finishedReason = reason
+            finished = true
             let waiters = finishWaiters
             finishWaiters.removeAll()
             return waiters

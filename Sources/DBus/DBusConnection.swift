@@ -130,7 +130,8 @@ public final class DBusConnection: Sendable {
     }
 
     /// Closes the connection: calls still waiting fail with ``DBusError/closed``, signal streams end. Returns once
-    /// the bus thread has closed the socket and exited. Closing again does nothing.
+    /// the bus thread has closed the socket and finished its work; the thread itself exits right after. Closing
+    /// again does nothing.
     public func close() async {
         thread.stop()
         await thread.waitUntilFinished()
