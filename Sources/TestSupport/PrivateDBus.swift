@@ -7,8 +7,9 @@ import Foundation
 /// A private D-Bus daemon for one test: `dbus-daemon --nofork --print-address` with a configuration of its own,
 /// listening on a socket in a folder the test owns.
 ///
-/// The configuration is a session bus's with no service directories, so nothing installed on the machine (a real
-/// notification daemon, say) can be started on it: a service exists on this bus only if the test starts it.
+/// The configuration is a session bus's with no service directories but the test's own, so nothing installed on the
+/// machine (a real notification daemon, say) can be started on it: a service exists on this bus only if the test
+/// starts it, or gives the bus a command to start it with (D-Bus activation, as dunst and mako are started).
 /// ``start(in:)`` returns once the daemon has printed its address, which it does once it listens.
 ///
 /// ``stop()`` kills the daemon (SIGKILL: a test bus has nothing to save, and the signal cannot be blocked) and waits
@@ -48,16 +49,31 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
 
     /// Starts a daemon listening on `directory/bus` and waits (up to 10 s) until it has printed its address. A stale
     /// socket left there by an earlier daemon is removed first, so a test can bring a bus back at the same address.
-    public static func start(in directory: URL) throws -> PrivateDBusDaemon {
+    ///
+    /// - Parameter activatable: bus names the daemon may start on demand, each with its command line (the `Exec` of a
+    ///   D-Bus service file).
+    public static func start(in directory: URL, activatable: [String: String] = [:]) throws -> PrivateDBusDaemon {
         let executable = "/usr/bin/dbus-daemon"
+        let python = "/usr/bin/python3"
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw StartError(description: "\(executable) is missing: install the Debian package dbus-daemon")
+        }
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw StartError(description: "\(python) is missing: install the Debian package python3")
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus")
         try? FileManager.default.removeItem(at: socket)
         let configuration = directory.appendingPathComponent("bus.conf")
-        try Self.configuration(socket: socket.path).write(to: configuration, atomically: true, encoding: .utf8)
+        let services = directory.appendingPathComponent("services")
+        try? FileManager.default.removeItem(at: services)
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        for (name, command) in activatable {
+            try "[D-BUS Service]\nName=\(name)\nExec=\(command)\n"
+                .write(to: services.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
+        }
+        try Self.configuration(socket: socket.path, services: services.path)
+            .write(to: configuration, atomically: true, encoding: .utf8)
 
         let output = Pipe()
         let errors = directory.appendingPathComponent("dbus-daemon.err")
@@ -66,8 +82,14 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
         defer { try? errorHandle.close() }
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--config-file=\(configuration.path)", "--nofork", "--print-address"]
+        // Process passes on the spawning thread's signal mask, and Swift's threads block nearly every signal: a
+        // dbus-daemon that never sees SIGCHLD never learns that a service it started has died, and leaves the
+        // caller waiting. So python clears the mask, then becomes dbus-daemon (same process, same pid).
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            "-c", Self.unblockSignalsAndExec,
+            executable, "--config-file=\(configuration.path)", "--nofork", "--print-address",
+        ]
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
@@ -91,8 +113,10 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
     }
 
     /// ``start(in:)`` for async code: the waiting happens on a thread of its own.
-    public static func start(in directory: URL) async throws -> PrivateDBusDaemon {
-        try await onOwnThread { try start(in: directory) }
+    public static func start(in directory: URL, activatable: [String: String] = [:]) async throws
+        -> PrivateDBusDaemon
+    {
+        try await onOwnThread { try start(in: directory, activatable: activatable) }
     }
 
     /// Kills the daemon and waits for it to exit. Every client connection breaks. Safe to call more than once.
@@ -110,13 +134,22 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
         _ = try? await onOwnThread { self.stop() }
     }
 
-    private static func configuration(socket: String) -> String {
+    /// `python3 -c` code that clears the inherited signal mask, then runs `argv[1:]`. (GPSFake does the same for
+    /// gpsfake, with python staying in charge.)
+    private static let unblockSignalsAndExec = """
+        import os, signal, sys
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        os.execv(sys.argv[1], sys.argv[1:])
+        """
+
+    private static func configuration(socket: String, services: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
         <busconfig>
           <type>session</type>
           <listen>unix:path=\(socket)</listen>
+          <servicedir>\(services)</servicedir>
           <auth>EXTERNAL</auth>
           <policy context="default">
             <allow send_destination="*" eavesdrop="true"/>
@@ -161,9 +194,11 @@ public func withTemporaryDirectory<T>(_ prefix: String, _ body: (URL) async thro
 
 /// Runs `body` with a private bus in a temporary folder of its own, and kills the bus afterwards even when `body`
 /// throws.
-public func withPrivateBus<T>(_ body: (PrivateDBusDaemon) async throws -> T) async throws -> T {
+public func withPrivateBus<T>(
+    activatable: [String: String] = [:], _ body: (PrivateDBusDaemon) async throws -> T
+) async throws -> T {
     try await withTemporaryDirectory("dbus") { directory in
-        let bus = try await PrivateDBusDaemon.start(in: directory)
+        let bus = try await PrivateDBusDaemon.start(in: directory, activatable: activatable)
         do {
             let result = try await body(bus)
             await bus.stop()

@@ -169,6 +169,23 @@ struct NotificationClientTests {
         }
     }
 
+    @Test("A notification server the bus cannot start (it exits at once): noNotificationService, unavailable")
+    func activationFails() async throws {
+        try await withPrivateBus(activatable: [NotificationClient.serviceName: "/bin/false"]) { bus in
+            let client = NotificationClient(bus: .address(bus.address))
+            await #expect {
+                try await client.send(DesktopNotification(summary: "Nobody will see this"))
+            } throws: { error in
+                guard let error = error as? NotificationError, case .noNotificationService(let cause) = error else {
+                    return false
+                }
+                // dbus-daemon says org.freedesktop.DBus.Error.Spawn.ChildExited.
+                return error.isUnavailable && cause.remoteName?.isActivationFailure == true
+            }
+            await client.disconnect()
+        }
+    }
+
     @Test("No session bus at all (the system service): noSessionBus, with how to use the user unit instead")
     func noSessionBus() async throws {
         let client = NotificationClient(bus: .session(environment: ["HOME": "/root"]))
