@@ -8,6 +8,8 @@
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
+//   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
+//   (NetworkManager, logind) can build on DBus too.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -242,6 +244,26 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: D-Bus
+
+        /// libsystemd's sd-bus, the D-Bus client library. Only `DBus` imports it.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        /// A small, Sendable D-Bus client over sd-bus: typed values, method calls, signals as async sequences,
+        /// one thread per connection that sleeps in poll() on the bus.
+        .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
+        /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
+        .target(name: "DesktopNotifications", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "DesktopNotificationsTests",
+            dependencies: ["DesktopNotifications", "DBus", "TestSupport"],
+            swiftSettings: strict
+        ),
+
         // MARK: Executables
 
         .executableTarget(
@@ -269,10 +291,11 @@ let package = Package(
         // MARK: Tests that run the real programs
 
         /// Real peers for tests: a replaying HTTP server, gpsfake + gpsd, the daemon as a child process,
-        /// and the recorded fixtures under Tests/Fixtures.
+        /// a private D-Bus daemon with python-dbusmock services, and the recorded fixtures under Tests/Fixtures.
         .target(
             name: "TestSupport",
             dependencies: [
+                "DBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
