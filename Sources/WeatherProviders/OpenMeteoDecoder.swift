@@ -66,7 +66,8 @@ public enum OpenMeteoDecoder {
 
         var forecast = Forecast(
             provider: providerName, attribution: attribution, coordinate: coordinate, fetchedAt: fetchedAt,
-            utcOffsetSeconds: offset, timezone: timezone, current: current, hourly: hourly, daily: daily)
+            utcOffsetSeconds: offset, timezone: timezone, current: current, hourly: hourly, daily: daily,
+            shortTerm: decodeQuarterHours(json, offset: offset, hourly: hourly, coordinate: coordinate))
         DayNight.fill(&forecast)
         return forecast
     }
@@ -164,6 +165,37 @@ public enum OpenMeteoDecoder {
         return days
     }
 
+    /// The most quarter hours kept: a day's worth, should a configured URL ask for more.
+    static let maximumQuarterHours = 96
+
+    /// `minutely_15` precipitation as 15-minute periods, for the nowcast.
+    ///
+    /// Each value is the sum over the 15 minutes before its time. Its chance of precipitation is the
+    /// hourly `precipitation_probability` of the hour holding it (which Open-Meteo also gives for the
+    /// hour before its time). ``ShortTermPrecipitation/interpolated`` says whether the grid cell lies
+    /// where a 15-minute model serves (``OpenMeteoQuarterHour``). nil without a precipitation column.
+    private static func decodeQuarterHours(
+        _ json: JSONValue, offset: Int, hourly: [HourlyForecast], coordinate: Coordinate
+    ) -> ShortTermPrecipitation? {
+        guard let section = Section(json, "minutely_15"), section.values["precipitation"] != nil else { return nil }
+        let amounts = section.column("precipitation", .precipitation)
+        var periods: [PrecipitationPeriod] = []
+        for index in section.times.indices {
+            // A step out of order, repeated or closer than 15 minutes to the last would overlap it.
+            guard let end = date(section.times[index], offset: offset),
+                periods.last.map({ end.timeIntervalSince($0.end) >= 15 * 60 }) ?? true
+            else { continue }
+            let start = end.addingTimeInterval(-15 * 60)
+            let hour = hourly.first { $0.time >= end && $0.time.timeIntervalSince(start) <= 3600 }
+            periods.append(
+                PrecipitationPeriod(
+                    start: start, end: end, amount: amounts[index], probability: hour?.precipitationProbability))
+            if periods.count == maximumQuarterHours { break }
+        }
+        guard !periods.isEmpty else { return nil }
+        return ShortTermPrecipitation(periods: periods, interpolated: !OpenMeteoQuarterHour.isNative(at: coordinate))
+    }
+
     // MARK: Values
 
     /// One of `hourly`/`daily`: parallel arrays indexed by its `time` array, with their units.
@@ -201,7 +233,7 @@ public enum OpenMeteoDecoder {
     }
 
     /// A local time without offset (`2026-09-15T12:00`), or Unix seconds when asked with `timeformat=unixtime`.
-    private static func date(_ value: JSONValue, offset: Int) -> Date? {
+    static func date(_ value: JSONValue, offset: Int) -> Date? {
         switch value {
         case .string(let text): Timestamps.parseLocal(text, utcOffsetSeconds: offset)
         // Unix seconds outside 2000...2100 are a wrong type (an index, a flag), not a forecast time.
