@@ -87,20 +87,9 @@ public enum OpenMeteoAirQualityDecoder {
         json: JSONValue, scale: AQIScale, fetchedAt: Date, now: Date, requested: Coordinate?
     ) throws(ProviderError) -> AirQuality {
         guard json.object != nil else { throw failure("the response is JSON but not an object") }
-        if json["error"]?.bool == true {
-            throw failure("the response reports an error: \(json["reason"]?.string ?? "no reason given")")
-        }
-        let coordinate: Coordinate
-        if let latitude = json["latitude"]?.double, let longitude = json["longitude"]?.double,
-            (-90...90).contains(latitude), (-180...180).contains(longitude)
-        {
-            coordinate = Coordinate(latitude: latitude, longitude: longitude)
-        } else if let requested {
-            coordinate = requested
-        } else {
-            throw failure("the response has no valid latitude and longitude")
-        }
-        let offset = json["utc_offset_seconds"]?.integer.flatMap { abs($0) <= 18 * 3600 ? $0 : nil } ?? 0
+        let header = try OpenMeteoBodyHeader(json, requested: requested, provider: providerName)
+        let coordinate = header.coordinate
+        let offset = header.utcOffsetSeconds
         guard let row = Row(json, offset: offset, now: now) else {
             throw failure(
                 "the response has neither current values nor an hourly step for \(Timestamps.rfc3339(now))")

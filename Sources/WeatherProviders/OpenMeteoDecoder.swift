@@ -27,25 +27,10 @@ public enum OpenMeteoDecoder {
     }
 
     static func decode(json: JSONValue, fetchedAt: Date, requested: Coordinate?) throws(ProviderError) -> Forecast {
-        if json["error"]?.bool == true {
-            let reason = json["reason"]?.string ?? "no reason given"
-            throw failure("the response reports an error: \(reason)")
-        }
-
-        let coordinate: Coordinate
-        if let latitude = json["latitude"]?.double, let longitude = json["longitude"]?.double,
-            (-90...90).contains(latitude), (-180...180).contains(longitude)
-        {
-            coordinate = Coordinate(latitude: latitude, longitude: longitude)
-        } else if let requested {
-            coordinate = requested
-        } else {
-            throw failure("the response has no valid latitude and longitude")
-        }
-
-        // Open-Meteo answers in GMT unless asked for a time zone, so a missing offset means 0. An
-        // offset beyond ±18 h or a zone name the system does not know is not trusted.
-        let offset = json["utc_offset_seconds"]?.integer.flatMap { abs($0) <= 18 * 3600 ? $0 : nil } ?? 0
+        let header = try OpenMeteoBodyHeader(json, requested: requested, provider: providerName)
+        let coordinate = header.coordinate
+        let offset = header.utcOffsetSeconds
+        // A zone name the system does not know is not trusted.
         let timezone = json["timezone"]?.string.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
 
         var current = decodeCurrent(json, offset: offset)

@@ -35,6 +35,18 @@ struct AirQualityTests {
             now: { clock.now })
     }
 
+    /// Runs `body` with a replay server answering with the Enschede recording, a service asking it, and
+    /// the service's clock at ``enschedeNow``.
+    static func withService(
+        _ body: (ReplayServer, AirQualityService, ManualClock) async throws -> Void
+    ) async throws {
+        try await withServer { server, client in
+            let clock = ManualClock(Self.enschedeNow)
+            server.setRoute(path: Self.path, try .fixture(Self.enschedeFixture))
+            try await body(server, Self.service(server, client, clock: clock), clock)
+        }
+    }
+
     /// The Enschede recording with `field` of `current` replaced by the JSON text `value`.
     static func enschede(with field: String, _ value: String) throws -> String {
         try enschedeText(String(decoding: try Fixtures.data(enschedeFixture), as: UTF8.self), with: field, value)
@@ -49,10 +61,8 @@ struct AirQualityTests {
 
     @Test("In Europe: the European index, its sub-indices, pollutants, UV and pollen; Unix times; rounded")
     func requestInEurope() async throws {
-        try await withServer { server, client in
-            let clock = ManualClock(Self.enschedeNow)
-            server.setRoute(path: Self.path, try .fixture(Self.enschedeFixture))
-            let outcome = await Self.service(server, client, clock: clock).air(at: Self.enschede, scale: .european)
+        try await Self.withService { server, service, _ in
+            let outcome = await service.air(at: Self.enschede, scale: .european)
             #expect(outcome.requested)
             #expect(outcome.error == nil)
 
@@ -76,10 +86,7 @@ struct AirQualityTests {
 
     @Test("Outside Open-Meteo's pollen area no pollen is asked for")
     func noPollenOutsideEurope() async throws {
-        try await withServer { server, client in
-            let clock = ManualClock(Self.enschedeNow)
-            server.setRoute(path: Self.path, try .fixture(Self.enschedeFixture))
-            let service = Self.service(server, client, clock: clock)
+        try await Self.withService { server, service, _ in
             _ = await service.air(at: Self.newYork, scale: .us)
             let query = try #require(server.requests().last).query
             #expect(query["latitude"] == "40.71" && query["longitude"] == "-74.01")
@@ -246,10 +253,7 @@ struct AirQualityTests {
 
     @Test("At most one request per hour per rounded position, counted by the replay server")
     func hourlyCadence() async throws {
-        try await withServer { server, client in
-            let clock = ManualClock(Self.enschedeNow)
-            server.setRoute(path: Self.path, try .fixture(Self.enschedeFixture))
-            let service = Self.service(server, client, clock: clock)
+        try await Self.withService { server, service, clock in
 
             let first = await service.air(at: Self.enschede, scale: .european)
             #expect(first.requested && first.air?.aqi == 44)
@@ -283,10 +287,7 @@ struct AirQualityTests {
 
     @Test("On the move: another cell waits for the 15-minute spacing and meanwhile gets a reading nearby")
     func movingPositions() async throws {
-        try await withServer { server, client in
-            let clock = ManualClock(Self.enschedeNow)
-            server.setRoute(path: Self.path, try .fixture(Self.enschedeFixture))
-            let service = Self.service(server, client, clock: clock)
+        try await Self.withService { server, service, clock in
             _ = await service.air(at: Self.enschede, scale: .european)
 
             // 5 minutes and 8 km later: too soon for another request; the reading from 8 km away serves.
