@@ -33,6 +33,7 @@ public actor AirQualityService {
         var latitude: Double
         var longitude: Double
         var scale: AQIScale
+        var pollen: Bool
     }
 
     private struct Entry {
@@ -74,11 +75,11 @@ public actor AirQualityService {
         self.now = now
     }
 
-    /// The air at `coordinate` with its index on `scale`: a request when the cadence allows one,
-    /// otherwise what is remembered.
-    public func air(at coordinate: Coordinate, scale: AQIScale) async -> Outcome {
+    /// The air at `coordinate` with its index on `scale` and, when `pollen` is true, pollen where
+    /// Open-Meteo has it: a request when the cadence allows one, otherwise what is remembered.
+    public func air(at coordinate: Coordinate, scale: AQIScale, pollen: Bool = true) async -> Outcome {
         let rounded = ProviderChain.round(coordinate, decimals: coordinatePrecision)
-        let key = Key(latitude: rounded.latitude, longitude: rounded.longitude, scale: scale)
+        let key = Key(latitude: rounded.latitude, longitude: rounded.longitude, scale: scale, pollen: pollen)
         let started = now()
 
         // A clock that went back (a suspend, a correction) must not freeze the cadence: an attempt
@@ -103,7 +104,7 @@ public actor AirQualityService {
         lastAttempt = started
         let next = started.addingTimeInterval(interval)
         do {
-            let air = try await provider.airQuality(for: rounded, scale: scale)
+            let air = try await provider.airQuality(for: rounded, scale: scale, pollen: pollen)
             store(Entry(coordinate: rounded, attemptedAt: started, air: air), for: key)
             if !air.notes.isEmpty {
                 logger.notice(

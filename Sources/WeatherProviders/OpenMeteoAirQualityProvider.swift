@@ -51,36 +51,42 @@ public struct OpenMeteoAirQualityProvider: Sendable {
         pollenLatitudes.contains(coordinate.latitude) && pollenLongitudes.contains(coordinate.longitude)
     }
 
-    /// The `current=` variables for a scale at a position, in the order they are sent.
+    /// The `current=` variables for a scale at a position, in the order they are sent; pollen only
+    /// where Open-Meteo has it and when `pollen` is true (`[air] pollen`).
     ///
     /// 11 or 12 variables, 17 or 18 with pollen: Open-Meteo counts a request with more than 10
     /// variables as variables / 10 calls, so a reading costs 1.1 to 1.8 calls.
-    public static func variables(scale: AQIScale, at coordinate: Coordinate) -> [String] {
+    public static func variables(scale: AQIScale, at coordinate: Coordinate, pollen: Bool = true) -> [String] {
         [OpenMeteoAirQualityDecoder.indexField(scale)]
             + OpenMeteoAirQualityDecoder.subIndexFields(scale).map(\.1)
             + OpenMeteoAirQualityDecoder.concentrationFields.map(\.1) + ["uv_index"]
-            + (hasPollen(at: coordinate) ? OpenMeteoAirQualityDecoder.pollenFields.map(\.1) : [])
+            + (pollen && hasPollen(at: coordinate) ? OpenMeteoAirQualityDecoder.pollenFields.map(\.1) : [])
     }
 
     /// The request URL: the configured URL's query followed by ours. Coordinates with at most 4
     /// decimals; the caller rounds further (``AirQualityService`` as the provider chain does).
-    public func requestURL(for coordinate: Coordinate, scale: AQIScale) throws(ProviderError) -> URL {
+    public func requestURL(for coordinate: Coordinate, scale: AQIScale, pollen: Bool = true) throws(ProviderError)
+        -> URL
+    {
         try ProviderURL.check(coordinate, provider: name)
         let items = [
             ("latitude", ProviderURL.format(coordinate.latitude)),
             ("longitude", ProviderURL.format(coordinate.longitude)),
-            ("current", Self.variables(scale: scale, at: coordinate).joined(separator: ",")),
+            ("current", Self.variables(scale: scale, at: coordinate, pollen: pollen).joined(separator: ",")),
             ("timeformat", "unixtime"),
         ]
         return try ProviderURL.make(url, items: items, provider: name)
     }
 
-    /// Asks for the air at `coordinate` now, its index on `scale`.
+    /// Asks for the air at `coordinate` now, its index on `scale`, with pollen when `pollen` is true
+    /// and Open-Meteo has it there.
     ///
     /// - Throws: ``ProviderError``: offline, timeout, an HTTP error with Open-Meteo's reason, or a bad
     ///   response (not JSON, no index, an absurd index; see ``OpenMeteoAirQualityDecoder``).
-    public func airQuality(for coordinate: Coordinate, scale: AQIScale) async throws(ProviderError) -> AirQuality {
-        let response = try await http.get(try requestURL(for: coordinate, scale: scale))
+    public func airQuality(
+        for coordinate: Coordinate, scale: AQIScale, pollen: Bool = true
+    ) async throws(ProviderError) -> AirQuality {
+        let response = try await http.get(try requestURL(for: coordinate, scale: scale, pollen: pollen))
         let fetchedAt = now()
         let json = try response.openMeteoJSON(provider: name)
         return try OpenMeteoAirQualityDecoder.decode(

@@ -84,7 +84,7 @@ struct AirQualityTests {
         }
     }
 
-    @Test("Outside Open-Meteo's pollen area no pollen is asked for")
+    @Test("Outside Open-Meteo's pollen area, or switched off, no pollen is asked for")
     func noPollenOutsideEurope() async throws {
         try await Self.withService { server, service, _ in
             _ = await service.air(at: Self.newYork, scale: .us)
@@ -96,6 +96,13 @@ struct AirQualityTests {
                 current
                     == "us_aqi,us_aqi_pm2_5,us_aqi_pm10,us_aqi_ozone,us_aqi_nitrogen_dioxide,us_aqi_sulphur_dioxide,"
                     + "us_aqi_carbon_monoxide,pm2_5,pm10,ozone,nitrogen_dioxide,uv_index")
+        }
+        // Switched off in Europe: none asked either.
+        try await Self.withService { server, service, _ in
+            _ = await service.air(at: Self.enschede, scale: .european, pollen: false)
+            let current = try #require(server.requests().last?.query["current"])
+            #expect(!current.contains("pollen"))
+            #expect(current.split(separator: ",").count == 11)
         }
         // The edges of the CAMS European grid, and places just beyond them.
         let inside = [(30.05, -24.95), (71.95, 44.95), (64.15, -21.94), (35.9, 14.5), (55.75, 37.62)]
