@@ -44,6 +44,14 @@ extension ConditionKind {
     }
 }
 
+extension Forecast {
+    /// The position's time zone: the provider's IANA zone when the system knows it, else the forecast's
+    /// fixed UTC offset.
+    public var localTimeZone: TimeZone {
+        timezone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(secondsFromGMT: utcOffsetSeconds) ?? .gmt
+    }
+}
+
 /// Rain soon, or rain stopping soon: the judgement over the short-term periods of a forecast.
 ///
 /// Pure: made by ``judge(_:now:horizon:)`` from a ``Forecast`` and the moment that is now. It never
@@ -135,8 +143,8 @@ extension Nowcast {
         let known = knownPeriods(series.periods, at: now)
         guard let head = known.first, let knownUntil = known.last?.end else { return nil }
 
-        let currentKind = freshCurrent(current, at: now).map { $0.condition?.precipitationKind }
-        let currentWet: Bool? = freshCurrent(current, at: now).flatMap { current in
+        let fresh = freshCurrent(current, at: now)
+        let currentWet: Bool? = fresh.flatMap { current in
             if let condition = current.condition { return condition.precipitationKind != nil }
             return current.precipitation.map { $0 >= wetAmount - 1e-9 }
         }
@@ -158,7 +166,7 @@ extension Nowcast {
                 episode.append(period)
             }
             startsAt = head.start
-            kind = (currentKind ?? nil) ?? hourlyKind(hourly, at: now) ?? .rain
+            kind = fresh?.condition?.precipitationKind ?? hourlyKind(hourly, at: now) ?? .rain
         } else {
             let windowEnd = now.addingTimeInterval(horizon)
             guard let first = known.firstIndex(where: { isWet($0) && $0.start < windowEnd }) else { return nil }

@@ -28,6 +28,15 @@ public struct ReportNowcast: Sendable, Hashable, Codable {
     /// The sentence for bars and tooltips: `Rain in 20 min (moderate), until about 14:30`.
     public var text: String
 
+    /// The report value of the nowcast of `forecast` judged at `now` (``Nowcast/judge(_:now:horizon:)``),
+    /// times at the forecast's offset and in its time zone; nil when there is none.
+    public init?(_ forecast: Forecast, now: Date, horizon: TimeInterval = Nowcast.horizon, phrases: Phrases = .english) {
+        guard let nowcast = Nowcast.judge(forecast, now: now, horizon: horizon) else { return nil }
+        self.init(
+            nowcast, now: now, utcOffsetSeconds: forecast.utcOffsetSeconds, timeZone: forecast.localTimeZone,
+            phrases: phrases)
+    }
+
     /// The report value of `nowcast` judged at `now`; times at `utcOffsetSeconds` (the forecast's), times
     /// of day in the text in `timeZone`.
     public init(

@@ -263,6 +263,12 @@ struct NowcastTests {
                 + #""starts_at":"2026-06-15T14:30:00+02:00","stops_at":"2026-06-15T15:00:00+02:00","#
                 + #""text":"Rain in 20 min (moderate), until about 15:00"}"#)
         #expect(try Report.makeDecoder().decode(ReportNowcast.self, from: Data(json.utf8)) == value)
+        // Straight from the forecast: its offset and time zone.
+        #expect(ReportNowcast(Self.forecast(series, current: .overcast), now: now) == value)
+        #expect(ReportNowcast(Self.forecast(Self.quarters([0, 0, 0, 0])), now: now) == nil)
+        var fixed = Self.forecast(series, current: .overcast)
+        fixed.timezone = nil
+        #expect(fixed.localTimeZone.secondsFromGMT(for: now) == 7200)
 
         let ongoing = try #require(
             Nowcast.judge(Self.forecast(Self.quarters([0.3, 0.3, 0.3, 0.3, nil]), current: .rain), now: now))
