@@ -8,8 +8,8 @@ import Logging
 /// `run` connects to gpsd, asks it to stream JSON reports and turns each usable TPV report into a
 /// ``LocationEvent/fix(_:)``; reports that cannot be believed (see ``GPSDReport/judged(receivedAt:)``) are refused.
 /// When gpsd is absent or goes away it reports ``LocationEvent/unavailable(source:reason:)`` once per outage and
-/// keeps reconnecting with exponential backoff. libgps blocks, so all of this runs on a thread of its own, never on
-/// the Swift concurrency pool. The thread sleeps in poll(2) on gpsd's socket and a stop descriptor, with no timeout
+/// keeps reconnecting with exponential backoff. Connecting through libgps blocks (name lookup, connect), so all of
+/// this runs on a thread of its own, never on the Swift concurrency pool. The thread sleeps in poll(2) on gpsd's socket and a stop descriptor, with no timeout
 /// (between reconnections, on the stop descriptor until the backoff ends): it wakes only when gpsd sends something,
 /// and cancelling the calling task wakes it at once to close the connection.
 public final class GPSDLocationProvider: LocationProvider {
@@ -233,6 +233,7 @@ private final class GPSDReader {
                 continue
             }
 
+            prepareSocket(cgps_fd(data))
             fixState = .unknown
             lastFix = nil
             problemsLogged = []
@@ -241,7 +242,6 @@ private final class GPSDReader {
             if cgps_stream_json(data) != 0 {
                 end = .lost(reason: "gpsd at \(host):\(port) did not accept the request to stream reports.")
             } else {
-                prepareSocket(cgps_fd(data))
                 logger.info("Connected to gpsd.", metadata: ["libgps.api": "\(GPSDReport.libgpsAPI)"])
                 deliver(.connected(source: .gpsd))
                 outageReported = false

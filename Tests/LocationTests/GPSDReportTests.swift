@@ -86,17 +86,9 @@ struct GPSDReportTests {
 
     @Test("the libgps API the accessors report is the one the installed gps.h declares")
     func apiVersion() throws {
-        let header = try String(contentsOfFile: "/usr/include/gps.h", encoding: .utf8)
-        func define(_ name: String) -> String? {
-            header.split(separator: "\n").lazy.compactMap { line -> String? in
-                let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-                return words.count >= 3 && words[0] == "#define" && words[1] == name ? String(words[2]) : nil
-            }.first
-        }
-        let major = try #require(define("GPSD_API_MAJOR_VERSION"))
-        let minor = try #require(define("GPSD_API_MINOR_VERSION"))
-        #expect(GPSDReport.libgpsAPI == "\(major).\(minor)")
-        #expect(Int(major).map { $0 >= 11 } == true)
+        let installed = try installedLibgpsAPI()
+        #expect(GPSDReport.libgpsAPI == installed)
+        #expect(installed.split(separator: ".").first.flatMap { Int($0) }.map { $0 >= 11 } == true)
     }
 
     // MARK: What is refused
