@@ -137,7 +137,8 @@ static inline double cgps_epv(const struct gps_data_t *data) { return data->fix.
 /// 3.25, STATUS_NO_FIX is STATUS_UNK). gpsd 3.22 leaves it 0 on an ordinary good fix: never decide on it.
 static inline int cgps_status(const struct gps_data_t *data) { return data->fix.status; }
 
-/// Satellites used in the solution, as of the last SKY report (0 when unknown).
+/// Satellites used in the solution, as of the last SKY report (0 when unknown). libgps 3.25 takes it from the
+/// report's uSat, which gpsd 3.25 sends; 3.22 counts the satellites marked used.
 static inline int cgps_satellites_used(const struct gps_data_t *data) { return data->satellites_used; }
 
 /// The receiver that sent the last report (its device path, e.g. /dev/ttyACM0); empty when not said.

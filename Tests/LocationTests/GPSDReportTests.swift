@@ -73,8 +73,9 @@ struct GPSDReportTests {
 
     @Test("a SKY report says nothing about the fix; its used satellites are counted")
     func skyReport() throws {
+        // gpsd 3.25 sends uSat and its libgps reads only that; 3.22's libgps counts the used flags.
         let report = try decode(
-            #"{"class":"SKY","device":"/dev/ttyACM0","satellites":[{"PRN":5,"el":40.0,"az":90.0,"ss":30.0,"used":true},{"PRN":7,"el":10.0,"az":200.0,"ss":20.0,"used":false},{"PRN":12,"el":70.0,"az":300.0,"ss":41.0,"used":true}]}"#
+            #"{"class":"SKY","device":"/dev/ttyACM0","uSat":2,"nSat":3,"satellites":[{"PRN":5,"el":40.0,"az":90.0,"ss":30.0,"used":true},{"PRN":7,"el":10.0,"az":200.0,"ss":20.0,"used":false},{"PRN":12,"el":70.0,"az":300.0,"ss":41.0,"used":true}]}"#
         )
         #expect(!report.hasMode)
         #expect(report.satellitesUsed == 2)
@@ -123,7 +124,7 @@ struct GPSDReportTests {
     @Test(
         "an error estimate that is infinite, negative or above 10 km refuses the fix",
         arguments: [
-            #""eph":1e300"#, #""eph":1e309"#, #""epx":-3.5"#, #""epy":10000.5"#, #""epv":4294967.295"#,
+            #""eph":1e300"#, #""epx":-3.5"#, #""epy":10000.5"#, #""epv":4294967.295"#,
         ])
     func implausibleErrors(member: String) throws {
         let report = try decode(
@@ -133,6 +134,24 @@ struct GPSDReportTests {
             return
         }
         #expect(problem.kind == .implausibleError)
+    }
+
+    @Test("an error beyond a double's range never becomes an accuracy")
+    func errorBeyondDouble() throws {
+        let report = try decode(
+            ScriptedGPSD.tpv(mode: 3, time: Date(), latitude: 48.9043, longitude: 2.333, extra: #""eph":1e309"#))
+        // libgps 3.22 reads it as infinite, and the fix is refused; 3.25 reads it as unknown, and the fix counts
+        // with no accuracy, as if gpsd had not said.
+        switch report.judged(receivedAt: Date()) {
+        case .refused(let problem):
+            #expect(report.eph == .infinity)
+            #expect(problem.kind == .implausibleError)
+        case .fix(let fix, nil):
+            #expect(report.eph.isNaN)
+            #expect(fix.accuracyMeters == nil)
+        default:
+            Issue.record("eph 1e309 (read as \(report.eph)) was neither refused nor left unknown")
+        }
     }
 
     @Test("an error estimate of exactly 10 km is still believed")
