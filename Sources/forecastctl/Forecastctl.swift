@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGPSVersion
 import Control
 import ForecastModel
 import Foundation
@@ -21,7 +22,8 @@ struct Forecastctl: ParsableCommand {
             to fall back on); 78 the settings file is invalid. `cities import` also uses 65 (the file is unusable; nothing \
             changed) and 2 (some lines were skipped, the others imported).
             """,
-        version: ForecastdVersion.current,
+        version: ForecastdVersion.versionLine(
+            program: "forecastctl", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor()),
         subcommands: [
             Status.self, Watch.self, ForecastCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
             SetCommand.self, ConfigCommand.self, ReloadCommand.self, LocateCommand.self,

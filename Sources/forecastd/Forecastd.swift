@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGPSVersion
 import Control
 import Daemon
 import Foundation
@@ -20,7 +21,8 @@ struct Forecastd: AsyncParsableCommand {
             $XDG_CONFIG_HOME/forecastd/forecastd.toml (~/.config/…), else /etc/forecastd/forecastd.toml; \
             with none of them the built-in defaults apply. An invalid settings file stops start-up with exit code 78.
             """,
-        version: ForecastdVersion.current
+        version: ForecastdVersion.versionLine(
+            program: "forecastd", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor())
     )
 
     @Option(name: .long, help: ArgumentHelp("Settings file to read.", valueName: "PATH"))
