@@ -78,38 +78,70 @@ extension Settings {
         return settings
     }
 
-    /// The largest settings file read; anything bigger is not a settings file. Generous, because a
-    /// file may carry long comments, and small enough that reading it whole costs nothing.
-    static let maximumFileSize = 16 << 20
+    /// The largest settings file read; anything bigger is not a settings file. The documented file is
+    /// 10 KB: 1 MiB leaves room for long comments and hundreds of cities, and bounds what one reload
+    /// of a hostile file can cost (decoding is linear, and toml++ keeps a few times the text in memory).
+    static let maximumFileSize = 1 << 20
 
+    /// Reads the settings file at `path`: a regular file of at most ``maximumFileSize`` bytes of UTF-8.
+    ///
+    /// The file is opened without blocking and checked before it is read, so a FIFO, a device or a
+    /// socket at the settings path is refused at once instead of waiting for a writer forever.
     static func readSettingsFile(_ path: String) throws(SettingsError) -> String {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw SettingsError(SettingsProblem(path: path, message: "is a directory, not a settings file"))
+        func refusal(_ message: String, allowed: String? = nil) -> SettingsError {
+            SettingsError(SettingsProblem(path: path, message: message, allowed: allowed))
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
-            let message = code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))"
-            throw SettingsError(SettingsProblem(path: path, message: message))
+            throw refusal(code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw refusal("cannot be read: \(String(cString: strerror(errno)))")
+        }
+        if let kind = FileKind(mode: info.st_mode) {
+            throw refusal("is \(kind), not a settings file", allowed: kind == .directory ? nil : "a regular file")
+        }
+        guard info.st_size <= maximumFileSize else {
+            throw refusal("is larger than a settings file can be", allowed: "at most 1 MiB")
+        }
         let data: Data
         do {
+            // Read one byte more than allowed, in case the file grew since fstat.
             data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
         } catch {
-            throw SettingsError(SettingsProblem(path: path, message: "cannot be read: \(error)"))
+            throw refusal("cannot be read: \(error)")
         }
         guard data.count <= maximumFileSize else {
-            throw SettingsError(
-                SettingsProblem(
-                    path: path, message: "is larger than a settings file can be", allowed: "at most 16 MiB"))
+            throw refusal("is larger than a settings file can be", allowed: "at most 1 MiB")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw SettingsError(
-                SettingsProblem(path: path, message: "is not UTF-8 text", allowed: "a UTF-8 TOML file"))
+            throw refusal("is not UTF-8 text", allowed: "a UTF-8 TOML file")
         }
         return text
+    }
+
+    /// What a path holds when it is not a regular file.
+    enum FileKind: String, CustomStringConvertible {
+        case directory = "a directory"
+        case fifo = "a FIFO"
+        case socket = "a socket"
+        case device = "a device"
+
+        /// `nil` for a regular file.
+        init?(mode: mode_t) {
+            switch mode & S_IFMT {
+            case S_IFREG: return nil
+            case S_IFDIR: self = .directory
+            case S_IFIFO: self = .fifo
+            case S_IFSOCK: self = .socket
+            default: self = .device
+            }
+        }
+
+        var description: String { rawValue }
     }
 }
 
@@ -119,13 +151,21 @@ struct SettingsDecoder {
     let path: String
     let map: TOMLSourceMap
     private(set) var problems: [SettingsProblem] = []
+    /// The steps decoding took: the source map's, and every statement or value looked at since. Tests
+    /// bound it to keep decoding linear in the size of the file.
+    private(set) var cost = 0
     /// The `[[table]]` being decoded and its index: problems inside it are placed in that table.
     private var arrayElement: (path: [String], index: Int)?
+    /// The statements of each `[[table]]` header, by its path: found once, used for every problem.
+    private var elementHeaders: [[String]: [Int]] = [:]
+    /// Each `[[table]]` whose problems were placed, by path and index.
+    private var elementTables: [[String]: [Int: ElementTable]] = [:]
 
     init(text: String, path: String) {
         self.text = text
         self.path = path
         self.map = TOMLSourceMap(text)
+        self.cost = map.scanCost
     }
 
     /// The problems by line and column; problems at the same place keep the order they were found in.
@@ -453,7 +493,9 @@ struct SettingsDecoder {
     private mutating func decodeStatusFiles(_ value: any TOMLValueConvertible, into files: inout [Settings.StatusFile])
     {
         let path = ["output", "files"]
+        var indexByPath: [String: Int] = [:]
         let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.StatusFile]) in
+            let before = decoder.problems.count
             let filePath = decoder.absolutePath(table, "path", at: path)
             let format: Settings.OutputFormat? = decoder.choice(table, "format", at: path, noun: "an output format")
             let template = decoder.string(table, "template", at: path) ?? ""
@@ -463,7 +505,8 @@ struct SettingsDecoder {
                     path + [key], at: .value, "missing; every [[output.files]] table needs a path and a format",
                     anchor: path)
             }
-            if let filePath, let earlier = decoded.firstIndex(where: { $0.path == filePath }) {
+            decoder.cost += 1
+            if let filePath, let earlier = indexByPath[filePath] {
                 decoder.report(
                     path + ["path"], at: .value,
                     "\(Self.quote(filePath)) is already the path of output.files[\(earlier + 1)]",
@@ -474,7 +517,8 @@ struct SettingsDecoder {
                     path + ["format"], at: .value, "\"template\" needs a template",
                     allowed: "a template key such as template = \"%c %t\"")
             }
-            guard let filePath, let format else { return nil }
+            guard let filePath, let format, decoder.problems.count == before else { return nil }
+            indexByPath[filePath] = decoded.count
             return Settings.StatusFile(path: filePath, format: format, template: template, icons: icons ?? .emoji)
         }
         if let decoded { files = decoded }
@@ -482,6 +526,7 @@ struct SettingsDecoder {
 
     private mutating func decodeCities(_ value: any TOMLValueConvertible, into cities: inout [Settings.City]) {
         let path = ["cities"]
+        var indexByID: [String: Int] = [:]
         let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.City]) in
             let before = decoder.problems.count
             let name = decoder.nonEmptyString(table, "name", at: path, allowed: "the name to show, such as \"Paris\"")
@@ -515,7 +560,8 @@ struct SettingsDecoder {
                 name: name, admin1: admin1, countryCode: country,
                 coordinate: Coordinate(latitude: latitude, longitude: longitude), favorite: favorite, added: added,
                 explicitID: explicitID)
-            if let earlier = decoded.firstIndex(where: { $0.id == city.id }) {
+            decoder.cost += 1
+            if let earlier = indexByID[city.id] {
                 decoder.report(
                     path + [explicitID != nil ? "id" : "name"], at: .value,
                     "the id \(Self.quote(city.id)) is already that of cities[\(earlier + 1)] (\(decoded[earlier].label))",
@@ -523,6 +569,7 @@ struct SettingsDecoder {
                         + Self.quote(city.id + "-2"))
                 return nil
             }
+            indexByID[city.id] = decoded.count
             return city
         }
         if let decoded { cities = decoded }
@@ -780,6 +827,7 @@ struct SettingsDecoder {
         _ keyPath: [String], at place: Anchor, _ message: String, allowed: String? = nil, anchor: [String]? = nil
     ) {
         let anchorPath = anchor ?? keyPath
+        cost += 1
         var position = place == .key ? map.keyPosition(of: anchorPath) : map.valuePosition(of: anchorPath)
         var renderedKey = Self.render(keyPath: keyPath)
         if let element = arrayElement, anchorPath.starts(with: element.path) {
@@ -800,21 +848,44 @@ struct SettingsDecoder {
     /// The source map records the pairs of every `[[table]]` under the same path, so the right one is
     /// found between that table's header and the next header. An array written inline
     /// (`files = [{ … }]`) has no headers; its problems are placed at the array.
-    private func elementPosition(
+    private mutating func elementPosition(
         _ keyPath: [String], at place: Anchor, in element: (path: [String], index: Int)
     ) -> TOMLSourceMap.Position? {
-        let headers = map.entries.indices.filter {
-            map.entries[$0].kind == .arrayOfTables && map.entries[$0].keyPath == element.path
-        }
-        guard element.index < headers.count else { return map.valuePosition(of: element.path) }
-        let start = headers[element.index]
-        let end = map.entries[(start + 1)...].firstIndex { $0.kind != .keyValue } ?? map.entries.endIndex
-        guard keyPath != element.path,
-            let entry = map.entries[start..<end].first(where: { $0.keyPath == keyPath })
-        else {
-            return map.entries[start].key
+        let table = elementTable(element)
+        cost += 1
+        guard let table else { return map.valuePosition(of: element.path) }
+        guard keyPath != element.path, let entry = table.entries[keyPath] else {
+            return table.header
         }
         return place == .key ? entry.key : (entry.value ?? entry.key)
+    }
+
+    /// The header and pairs of one `[[table]]` as written, indexed once for all its problems.
+    struct ElementTable {
+        var header: TOMLSourceMap.Position
+        var entries: [[String]: TOMLSourceMap.Entry]
+    }
+
+    private mutating func elementTable(_ element: (path: [String], index: Int)) -> ElementTable? {
+        if let cached = elementTables[element.path]?[element.index] { return cached }
+        if elementHeaders[element.path] == nil {
+            elementHeaders[element.path] = map.entries.indices.filter {
+                map.entries[$0].kind == .arrayOfTables && map.entries[$0].keyPath == element.path
+            }
+            cost += map.entries.count
+        }
+        let headers = elementHeaders[element.path] ?? []
+        guard element.index < headers.count else { return nil }
+        let start = headers[element.index]
+        let end = map.entries[(start + 1)...].firstIndex { $0.kind != .keyValue } ?? map.entries.endIndex
+        var entries: [[String]: TOMLSourceMap.Entry] = [:]
+        for entry in map.entries[(start + 1)..<end] where entries[entry.keyPath] == nil {
+            entries[entry.keyPath] = entry
+        }
+        cost += end - start
+        let table = ElementTable(header: map.entries[start].key, entries: entries)
+        elementTables[element.path, default: [:]][element.index] = table
+        return table
     }
 
     // MARK: Rendering

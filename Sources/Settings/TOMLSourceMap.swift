@@ -68,6 +68,13 @@ package struct TOMLSourceMap: Sendable {
     package let entries: [Entry]
     /// The byte offset at which each line starts; `lineStarts[0]` is line 1.
     package let lineStarts: [Int]
+    /// The steps building the map took (bytes walked to find columns, statements recorded): with
+    /// the steps of lookups, what tests bound to keep the work linear in the file's size.
+    package let scanCost: Int
+    /// The first statement of each key path, by index into ``entries``.
+    private let firstByPath: [[String]: Int]
+    /// The first statement inside each table (of a longer key path), by index into ``entries``.
+    private let firstInside: [[String]: Int]
 
     package init(_ text: String) {
         var scanner = Scanner(bytes: Array(text.utf8))
@@ -75,11 +82,27 @@ package struct TOMLSourceMap: Sendable {
         self.bytes = scanner.bytes
         self.entries = scanner.entries
         self.lineStarts = scanner.lineStarts
+        // Lookups by path are what placing each problem costs: indexed, a file of many problems is
+        // placed in linear time (a search per problem made 10k unknown keys take minutes).
+        var firstByPath: [[String]: Int] = [:]
+        var firstInside: [[String]: Int] = [:]
+        var cost = scanner.cost
+        for (index, entry) in scanner.entries.enumerated() {
+            if firstByPath[entry.keyPath] == nil { firstByPath[entry.keyPath] = index }
+            for length in 1..<max(1, entry.keyPath.count) {
+                let prefix = Array(entry.keyPath.prefix(length))
+                if firstInside[prefix] == nil { firstInside[prefix] = index }
+            }
+            cost += entry.keyPath.count
+        }
+        self.firstByPath = firstByPath
+        self.firstInside = firstInside
+        self.scanCost = cost
     }
 
     /// The first statement whose key path is exactly `keyPath` (a pair or a header).
     package func entry(for keyPath: [String]) -> Entry? {
-        entries.first { $0.keyPath == keyPath }
+        firstByPath[keyPath].map { entries[$0] }
     }
 
     /// Where the key `keyPath` is written.
@@ -127,10 +150,11 @@ package struct TOMLSourceMap: Sendable {
 
     private func firstEntry(under prefix: [String]) -> Entry? {
         guard !prefix.isEmpty else { return entries.first }
-        return entries.first { $0.keyPath.count > prefix.count && Array($0.keyPath.prefix(prefix.count)) == prefix }
+        return firstInside[prefix].map { entries[$0] }
     }
 
-    fileprivate static func position(ofByte offset: Int, in bytes: [UInt8], lineStarts: [Int]) -> Position {
+    /// The index into `lineStarts` of the line holding byte `offset`.
+    fileprivate static func lineIndex(ofByte offset: Int, lineStarts: [Int]) -> Int {
         // The last line starting at or before `offset`.
         var low = 0
         var high = lineStarts.count - 1
@@ -138,16 +162,29 @@ package struct TOMLSourceMap: Sendable {
             let middle = (low + high + 1) / 2
             if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
-        var start = lineStarts[low]
-        if low == 0, bytes.starts(with: ASCII.byteOrderMark) { start = min(offset, 3) }
-        // Columns count scalars: every byte that is not a UTF-8 continuation byte starts one.
-        var column = 1
+        return low
+    }
+
+    fileprivate static func position(ofByte offset: Int, in bytes: [UInt8], lineStarts: [Int]) -> Position {
+        let line = lineIndex(ofByte: offset, lineStarts: lineStarts)
+        var start = lineStarts[line]
+        if line == 0, bytes.starts(with: ASCII.byteOrderMark) { start = min(offset, 3) }
+        var cost = 0
+        let column = columnsBetween(start, offset, in: bytes, cost: &cost)
+        return Position(line: line + 1, column: 1 + column)
+    }
+
+    /// The characters from `start` up to `end` on one line: every byte that is not a UTF-8
+    /// continuation byte starts one (columns count scalars, as toml++ does).
+    fileprivate static func columnsBetween(_ start: Int, _ end: Int, in bytes: [UInt8], cost: inout Int) -> Int {
+        var columns = 0
         var index = start
-        while index < offset && index < bytes.count {
-            if bytes[index] & 0b1100_0000 != 0b1000_0000 { column += 1 }
+        while index < end && index < bytes.count {
+            if bytes[index] & 0b1100_0000 != 0b1000_0000 { columns += 1 }
             index += 1
         }
-        return Position(line: low + 1, column: column)
+        cost += max(0, index - start)
+        return columns
     }
 }
 
@@ -181,6 +218,12 @@ private struct Scanner {
     var index = 0
     var entries: [TOMLSourceMap.Entry] = []
     var section: [String] = []
+    /// Bytes walked to find columns.
+    var cost = 0
+    /// The last position found: positions are asked for in increasing order, so each column is
+    /// counted on from the one before rather than from the start of its line (a file of one long
+    /// line would otherwise cost the square of its length).
+    var cursor = (offset: 0, line: 0, column: 1)
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -191,7 +234,10 @@ private struct Scanner {
             offset = newline + 1
         }
         self.lineStarts = starts
-        if bytes.starts(with: ASCII.byteOrderMark) { index = 3 }
+        if bytes.starts(with: ASCII.byteOrderMark) {
+            index = 3
+            cursor.offset = 3
+        }
     }
 
     var isAtEnd: Bool { index >= bytes.count }
@@ -200,8 +246,22 @@ private struct Scanner {
         index + offset < bytes.count ? bytes[index + offset] : nil
     }
 
-    func position(_ offset: Int) -> TOMLSourceMap.Position {
-        TOMLSourceMap.position(ofByte: offset, in: bytes, lineStarts: lineStarts)
+    mutating func position(_ offset: Int) -> TOMLSourceMap.Position {
+        let line = TOMLSourceMap.lineIndex(ofByte: offset, lineStarts: lineStarts)
+        guard line == cursor.line, offset >= cursor.offset else {
+            let position = TOMLSourceMap.position(ofByte: offset, in: bytes, lineStarts: lineStarts)
+            cost += position.column
+            cursor = (offset, line, position.column)
+            return position
+        }
+        let column = cursor.column + TOMLSourceMap.columnsBetween(cursor.offset, offset, in: bytes, cost: &cost)
+        cursor = (offset, line, column)
+        return TOMLSourceMap.Position(line: line + 1, column: column)
+    }
+
+    /// The 1-based line of byte `offset`.
+    func line(_ offset: Int) -> Int {
+        TOMLSourceMap.lineIndex(ofByte: offset, lineStarts: lineStarts) + 1
     }
 
     // MARK: Statements
@@ -235,7 +295,7 @@ private struct Scanner {
             guard peek() == ASCII.closeBracket else { return }
             index += 1
         }
-        let line = position(start).line
+        let line = self.line(start)
         entries.append(
             .init(
                 kind: isArray ? .arrayOfTables : .table, keyPath: key.path, key: position(start), value: nil,
@@ -267,7 +327,7 @@ private struct Scanner {
         scanValue(path: path)
         let valueEnd = index
         entries[entryIndex].valueBytes = valueStart..<valueEnd
-        entries[entryIndex].lines = position(keyStart).line...position(max(valueStart, valueEnd - 1)).line
+        entries[entryIndex].lines = line(keyStart)...line(max(valueStart, valueEnd - 1))
     }
 
     // MARK: Keys

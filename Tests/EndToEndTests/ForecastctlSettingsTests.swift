@@ -363,11 +363,12 @@ struct ForecastctlSettingsTests {
         let home = try Home()
         defer { home.remove() }
         let path = home.directory.path + "/large.toml"
-        // Several megabytes, as a file with very long comments would be, so that writing takes a while.
-        let padding = String(repeating: "# " + String(repeating: "padding, ", count: 10) + "\n", count: 35_000)
+        // Nearly the 1 MiB a settings file may have, as a file with very long comments would be, so that
+        // writing takes a while.
+        let padding = String(repeating: "# " + String(repeating: "padding, ", count: 10) + "\n", count: 11_000)
         let first = "units = \"metric\"\nrefresh_minutes = 15\n" + padding + "[location]\nmode = \"auto\"\n"
         try Data(first.utf8).write(to: URL(fileURLWithPath: path))
-        #expect(first.utf8.count > 3_000_000)
+        #expect(first.utf8.count > 1_000_000 && first.utf8.count <= 1 << 20)
         let environment = home.environment
         let binary = Self.forecastctl
 
