@@ -36,13 +36,13 @@ enum SocketSettingsChange {
         case "unpin":
             document.remove(["location", "pin"])
         case "pin":
-            let pin: ParsedPin
+            let pin: Pin
             do {
                 pin = try CoordinateParser.parse(value)
             } catch {
                 throw SettingsEditError(.invalidRequest, "pin: \(error)")
             }
-            try document.setPin(pin.coordinate, name: request.name ?? pin.label)
+            try document.setPin(pin.coordinate, name: request.name ?? pin.name)
         default:
             throw SettingsEditError(.invalidRequest, "\(request.request) does not change settings")
         }

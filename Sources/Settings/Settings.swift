@@ -50,14 +50,6 @@ public struct Settings: Sendable, Hashable {
     /// ``refreshMinutes`` as a duration.
     public var refreshInterval: Duration { .seconds(refreshMinutes * 60) }
 
-    /// How the daemon decides where it is: `location.mode`.
-    public enum LocationMode: String, Sendable, Hashable, CaseIterable {
-        /// gpsd first, then the fallbacks (the pin among them).
-        case auto
-        /// The pin only; gpsd is not asked.
-        case pinned
-    }
-
     /// Which name a position gets: `location.naming`.
     public enum PlaceNaming: String, Sendable, Hashable, CaseIterable {
         /// The city whose area plausibly covers the point (Paris for Saint-Ouen), weighing population
@@ -103,19 +95,6 @@ public struct Settings: Sendable, Hashable {
         }
     }
 
-    /// `[location.pin]`: a place given by hand.
-    public struct Pin: Sendable, Hashable {
-        /// `latitude` and `longitude`; always ``Coordinate/isPlausible``.
-        public var coordinate: Coordinate
-        /// `name`: what to call the place instead of the gazetteer's nearest name.
-        public var name: String?
-
-        public init(coordinate: Coordinate, name: String? = nil) {
-            self.coordinate = coordinate
-            self.name = name
-        }
-    }
-
     /// `[location.gpsd]`: the gpsd daemon to ask for fixes.
     public struct Gpsd: Sendable, Hashable {
         /// `enabled`.
@@ -143,14 +122,9 @@ public struct Settings: Sendable, Hashable {
 
         /// ``recentFixMinutes`` as a duration.
         public var recentFixWindow: Duration { .seconds(recentFixMinutes * 60) }
-    }
 
-    /// An IP geolocation service forecastd knows how to ask: the values of `location.ip.services`.
-    public enum IPService: String, Sendable, Hashable, CaseIterable {
-        case ipinfo
-        case ipapi
-        case ifconfig
-        case ipAPI = "ip-api"
+        /// ``host`` and ``port``.
+        public var address: GPSDAddress { GPSDAddress(host: host, port: port) }
     }
 
     /// `[location.ip]`: the position of the network's public address, city-level at best.
@@ -158,13 +132,13 @@ public struct Settings: Sendable, Hashable {
         /// `enabled`: whether to ask IP geolocation services at all (off for privacy).
         public var enabled: Bool
         /// `services`: tried in this order; never empty, no service twice.
-        public var services: [IPService]
+        public var services: [IPGeolocationService]
         /// `ipinfo_url`, `ipapi_url`, `ifconfig_url` and `ip_api_url`: each service's endpoint.
-        public var urls: [IPService: URL]
+        public var urls: [IPGeolocationService: URL]
 
         public init(
-            enabled: Bool = true, services: [IPService] = [.ipinfo, .ipapi],
-            urls: [IPService: URL] = Settings.defaultIPServiceURLs
+            enabled: Bool = true, services: [IPGeolocationService] = [.ipinfo, .ipapi],
+            urls: [IPGeolocationService: URL] = Settings.defaultIPServiceURLs
         ) {
             self.enabled = enabled
             self.services = services
@@ -172,16 +146,9 @@ public struct Settings: Sendable, Hashable {
         }
 
         /// The endpoint of `service`.
-        public func url(for service: IPService) -> URL {
+        public func url(for service: IPGeolocationService) -> URL {
             urls[service] ?? Settings.defaultIPServiceURLs[service]!
         }
-    }
-
-    /// A weather service: the values of `providers.order`.
-    public enum ProviderName: String, Sendable, Hashable, CaseIterable {
-        case openMeteo = "open-meteo"
-        case metNorway = "met-norway"
-        case openWeatherMap = "openweathermap"
     }
 
     /// `[providers]`.
@@ -285,30 +252,6 @@ public struct Settings: Sendable, Hashable {
         public var timeout: Duration { .seconds(timeoutSeconds) }
     }
 
-    /// A format a report is written in: the values of `format` in `[[output.files]]`.
-    public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-        case json
-        case waybar
-        case i3blocks
-        case polybar
-        case i3statusRust = "i3status-rust"
-        case tmux
-        case text
-        /// The file's own `template`, with wttr.in's `%` codes or `{name}` placeholders.
-        case template
-    }
-
-    /// A set of weather icons: the values of `icons`.
-    public enum IconSet: String, Sendable, Hashable, CaseIterable {
-        case emoji
-        /// Emoji that terminals draw at a predictable width (for tmux).
-        case emojiSafe = "emoji-safe"
-        /// Nerd Font glyphs.
-        case nerd
-        /// Plain words, no icons.
-        case text
-    }
-
     /// `[output]`: absolute paths, already resolved against the environment.
     public struct Output: Sendable, Hashable {
         /// `status_file`: the report, rewritten atomically after every change.
@@ -382,7 +325,7 @@ extension Settings {
     public static let defaultOpenWeatherMapURL = URL(string: "https://api.openweathermap.org")!
     /// Each IP geolocation service's endpoint: HTTPS where the service offers it (ip-api.com's free
     /// tier is HTTP only).
-    public static let defaultIPServiceURLs: [IPService: URL] = [
+    public static let defaultIPServiceURLs: [IPGeolocationService: URL] = [
         .ipinfo: URL(string: "https://ipinfo.io/json")!,
         .ipapi: URL(string: "https://ipapi.co/json/")!,
         .ifconfig: URL(string: "https://ifconfig.co/json")!,

@@ -245,7 +245,7 @@ struct SettingsDecoder {
 
     private mutating func decodeLocation(_ location: TOMLTable, into settings: inout Settings.Location) {
         let path = ["location"]
-        if let mode: Settings.LocationMode = choice(location, "mode", at: path, noun: "a location mode") {
+        if let mode: LocationMode = choice(location, "mode", at: path, noun: "a location mode") {
             settings.mode = mode
         }
         if let distance = number(location, "refresh_distance_km", at: path, in: 0.1...1000) {
@@ -281,7 +281,7 @@ struct SettingsDecoder {
                             + "where receivers without a fix claim to be",
                         allowed: "any other point")
                 } else if pin["name"] == nil || name != nil {
-                    settings.pin = Settings.Pin(coordinate: coordinate, name: name)
+                    settings.pin = Pin(coordinate: coordinate, name: name)
                 }
             }
         }
@@ -308,12 +308,12 @@ struct SettingsDecoder {
             if let enabled = boolean(ip, "enabled", at: ipPath) {
                 settings.ip.enabled = enabled
             }
-            if let services: [Settings.IPService] = choices(
+            if let services: [IPGeolocationService] = choices(
                 ip, "services", at: ipPath, noun: "an IP geolocation service")
             {
                 settings.ip.services = services
             }
-            for service in Settings.IPService.allCases {
+            for service in IPGeolocationService.allCases {
                 if let url = httpURL(ip, Self.urlKey(of: service), at: ipPath) {
                     settings.ip.urls[service] = url
                 }
@@ -322,13 +322,13 @@ struct SettingsDecoder {
     }
 
     /// The key of an IP geolocation service's endpoint: `ip-api` is `ip_api_url`.
-    static func urlKey(of service: Settings.IPService) -> String {
+    static func urlKey(of service: IPGeolocationService) -> String {
         service.rawValue.replacingOccurrences(of: "-", with: "_") + "_url"
     }
 
     private mutating func decodeProviders(_ providers: TOMLTable, into settings: inout Settings.Providers) {
         let path = ["providers"]
-        if let order: [Settings.ProviderName] = choices(providers, "order", at: path, noun: "a weather provider") {
+        if let order: [ProviderName] = choices(providers, "order", at: path, noun: "a weather provider") {
             settings.order = order
         }
         if let precision = integer(providers, "coordinate_precision", at: path, in: 0...4) {
@@ -497,9 +497,9 @@ struct SettingsDecoder {
         let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.StatusFile]) in
             let before = decoder.problems.count
             let filePath = decoder.absolutePath(table, "path", at: path)
-            let format: Settings.OutputFormat? = decoder.choice(table, "format", at: path, noun: "an output format")
+            let format: OutputFormat? = decoder.choice(table, "format", at: path, noun: "an output format")
             let template = decoder.string(table, "template", at: path) ?? ""
-            let icons: Settings.IconSet? = decoder.choice(table, "icons", at: path, noun: "an icon set")
+            let icons: IconSet? = decoder.choice(table, "icons", at: path, noun: "an icon set")
             for key in ["path", "format"] where table[key] == nil {
                 decoder.report(
                     path + [key], at: .value, "missing; every [[output.files]] table needs a path and a format",
@@ -577,7 +577,7 @@ struct SettingsDecoder {
 
     private mutating func decodeDisplay(_ display: TOMLTable, into settings: inout Settings.Display) {
         let path = ["display"]
-        if let icons: Settings.IconSet = choice(display, "icons", at: path, noun: "an icon set") {
+        if let icons: IconSet = choice(display, "icons", at: path, noun: "an icon set") {
             settings.icons = icons
         }
         let hot = number(display, "hot_celsius", at: path, in: -100...100)

@@ -125,7 +125,7 @@ struct CitiesCommand: ParsableCommand {
                 }
                 // The point given is the city's position; the nearest place only lends its name and region.
                 place.coordinate = pin.coordinate
-                if name == nil, let label = pin.label { place.name = label }
+                if name == nil, let label = pin.name { place.name = label }
                 return place
             }
             switch gazetteer.resolve(text) {

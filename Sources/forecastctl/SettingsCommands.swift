@@ -28,14 +28,10 @@ struct UnitsCommand: ParsableCommand {
         abstract: "Switch reports to metric or imperial units.",
         discussion: "Example: forecastctl units imperial\n\n" + editDiscussion + "\n\n" + editExitCodes)
 
-    enum Choice: String, ExpressibleByArgument, CaseIterable {
-        case metric, imperial
-    }
-
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "metric or imperial.")
-    var system: Choice
+    var system: UnitSystem
 
     func run() throws {
         try reportingFailures {
@@ -54,14 +50,10 @@ struct ModeCommand: ParsableCommand {
         discussion: "Example: forecastctl mode pinned (needs a pin: forecastctl pin first)\n\n" + editDiscussion
             + "\n\n" + editExitCodes)
 
-    enum Choice: String, ExpressibleByArgument, CaseIterable {
-        case auto, pinned
-    }
-
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "auto or pinned.")
-    var mode: Choice
+    var mode: LocationMode
 
     func run() throws {
         try reportingFailures {
@@ -109,7 +101,7 @@ struct PinCommand: ParsableCommand {
                     message: "pin needs a place, e.g. `forecastctl pin 48.8566,2.3522`", exitCode: .usage)
             }
             let pin = try resolvePin(text)
-            let label = name ?? pin.label
+            let label = name ?? pin.name
             let edit = try editSettings(global) { document throws(SettingsEditError) in
                 try document.setPin(pin.coordinate, name: label)
             }
@@ -127,7 +119,7 @@ struct PinCommand: ParsableCommand {
     ///
     /// This is where a place-name search will join: ``CoordinateParseError/notACoordinate(_:)`` carries
     /// the text to look up.
-    private func resolvePin(_ text: String) throws -> ParsedPin {
+    private func resolvePin(_ text: String) throws -> Pin {
         do {
             return try CoordinateParser.parse(text)
         } catch .notACoordinate(let name) {
@@ -138,7 +130,7 @@ struct PinCommand: ParsableCommand {
     }
 
     /// A place name looked up offline in the gazetteer: `Paris`, `Paris, FR`, `Paris, Texas`, `Sao Paulo`.
-    private func resolvePlaceName(_ name: String) throws -> ParsedPin {
+    private func resolvePlaceName(_ name: String) throws -> Pin {
         let gazetteer: Gazetteer
         do {
             gazetteer = try Gazetteer.loadDefault()
@@ -148,7 +140,7 @@ struct PinCommand: ParsableCommand {
         switch gazetteer.resolve(name) {
         case .unique(let place):
             note("\(name) is \(PlaceText.describe(place))")
-            return ParsedPin(coordinate: place.coordinate, label: place.name)
+            return Pin(coordinate: place.coordinate, name: place.name)
         case .ambiguous(let places):
             let list = places.map { "  " + PlaceText.describe($0) }.joined(separator: "\n")
             throw CommandFailure(
@@ -477,7 +469,7 @@ func report(_ edit: SettingsFileEdit, unchanged: String) {
 }
 
 /// The pin before the edit, rebuilt from the changes (the edit keeps only the new settings).
-private func pinBefore(_ edit: SettingsFileEdit) -> Settings.Pin? {
+private func pinBefore(_ edit: SettingsFileEdit) -> Pin? {
     func old(_ key: String, _ current: SettingsValue?) -> SettingsValue? {
         guard let change = edit.changes.first(where: { $0.key == key }) else { return current }
         return change.old
@@ -488,13 +480,13 @@ private func pinBefore(_ edit: SettingsFileEdit) -> Settings.Pin? {
     let name = old("location.pin.name", pin?.name.map { .string($0) })
     guard case .number(let lat)? = latitude, case .number(let lon)? = longitude else { return nil }
     if case .string(let text)? = name {
-        return Settings.Pin(coordinate: Coordinate(latitude: lat, longitude: lon), name: text)
+        return Pin(coordinate: Coordinate(latitude: lat, longitude: lon), name: text)
     }
-    return Settings.Pin(coordinate: Coordinate(latitude: lat, longitude: lon))
+    return Pin(coordinate: Coordinate(latitude: lat, longitude: lon))
 }
 
 /// `48.8566, 2.3522 "Paris"`, or `(none)`.
-func describe(_ pin: Settings.Pin?) -> String {
+func describe(_ pin: Pin?) -> String {
     guard let pin else { return "(none)" }
     var text = "\(SettingsValue.number(pin.coordinate.latitude)), \(SettingsValue.number(pin.coordinate.longitude))"
     if let name = pin.name { text += " " + SettingsValue.string(name).toml }

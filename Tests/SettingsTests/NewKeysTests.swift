@@ -425,7 +425,7 @@ struct SettingsKeyTests {
         }
         var settings = userDefaults
         settings.units = .imperial
-        settings.location.pin = Settings.Pin(
+        settings.location.pin = Pin(
             coordinate: Coordinate(latitude: 48.8566, longitude: 2.3522), name: "Paris")
         settings.location.staticFile = nil
         settings.output.files = [Settings.StatusFile(path: "/run/w.json", format: .waybar, icons: .nerd)]

@@ -51,7 +51,7 @@ struct ShippedConfigTests {
         let settings = try Settings.decode(text, path: Self.path, defaults: userDefaults)
         #expect(
             settings.location.pin
-                == Settings.Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))
+                == Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))
         // The examples show the user defaults for uid 1000 with XDG_RUNTIME_DIR set.
         #expect(settings.output.statusFile == userDefaults.output.statusFile)
         #expect(settings.output.socket == userDefaults.output.socket)
