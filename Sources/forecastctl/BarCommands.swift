@@ -11,18 +11,6 @@ import Settings
 
 // The commands status bars run: watch, refresh, forecast, and the formats of status.
 
-/// How a place is shown in forecastctl's messages: `Paris, Île-de-France, FR (48.8534, 2.3488; 2.1 M people)`.
-enum PlaceText {
-    static func describe(_ place: Place) -> String {
-        let region = [place.admin1, place.countryCode].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
-        let people =
-            place.population >= 1_000_000
-            ? String(format: "%.1f M people", Double(place.population) / 1_000_000)
-            : place.population >= 1000 ? "\(place.population / 1000) k people" : "\(place.population) people"
-        return "\(place.name), \(region) (\(String(format: "%.4f, %.4f", place.coordinate.latitude, place.coordinate.longitude)); \(people))"
-    }
-}
-
 /// The `--format` and `--icons` options of status and watch.
 struct FormatOptions: ParsableArguments {
     @Option(

@@ -105,7 +105,6 @@ struct CitiesCommand: ParsableCommand {
                 let edit = try editSettings(global) { document throws(SettingsEditError) in
                     try document.appendCity(city)
                 }
-                if edit.created { print("created \(edit.path) from the documented defaults") }
                 print(
                     "added \(city.id): \(describeCity(city))\(city.favorite ? ", a favourite" : "") (\(edit.path))")
             }
@@ -130,10 +129,10 @@ struct CitiesCommand: ParsableCommand {
             }
             switch gazetteer.resolve(text) {
             case .unique(let place):
-                note("\(text) is \(PlaceText.describe(place))")
+                note("\(text) is \(place.summary)")
                 return place
             case .ambiguous(let places):
-                let list = places.map { "  " + PlaceText.describe($0) }.joined(separator: "\n")
+                let list = places.map { "  " + $0.summary }.joined(separator: "\n")
                 throw CommandFailure(
                     message: "\"\(text)\" matches several places; nothing was added. Name one more precisely, e.g. "
                         + "\"\(text), \(places[0].countryCode)\" or \"\(text), \(places[0].admin1 ?? places[0].country)\":\n\(list)",

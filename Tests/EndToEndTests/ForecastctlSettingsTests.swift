@@ -31,10 +31,7 @@ struct ForecastctlSettingsTests {
         func remove() { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static let documented = try! String(
-        contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)
-
-    @Test("units, mode, set, pin and unpin create the user file from the documented defaults and change only values")
+    @Test("units, mode, set, pin and unpin create the user file from the settings in effect and change only values")
     func editsCreateAndChange() async throws {
         let home = try Home()
         defer { home.remove() }
@@ -43,9 +40,10 @@ struct ForecastctlSettingsTests {
         let units = try await home.run("units", "imperial")
         #expect(units.status == 0)
         #expect(
-            units.stdout == "created \(path) from the documented defaults\nunits: metric → imperial (\(path))\n")
+            units.stdout == "created \(path) from the settings in effect\nunits: metric → imperial (\(path))\n")
         #expect(units.stderr == "forecastctl: the daemon is not running; it will read the change when it starts\n")
-        var expected = Self.documented.replacingOccurrences(
+        // The documented file holding the settings in effect (IP geolocation off in the test environment).
+        var expected = documentedInTestEnvironment.replacingOccurrences(
             of: "\nunits = \"metric\"\n", with: "\nunits = \"imperial\"\n")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
         var info = stat()
@@ -252,6 +250,26 @@ struct ForecastctlSettingsTests {
                     + "\(path):3:8: location.gpsd.port: expected an integer, found a string\n")
             #expect(try String(contentsOfFile: path, encoding: .utf8) == broken)
         }
+    }
+
+    @Test("an edit of a named settings file that does not exist is refused with exit 78; nothing is created")
+    func missingNamedFile() async throws {
+        let home = try Home()
+        defer { home.remove() }
+        let path = home.directory.path + "/gone.toml"
+        for arguments in [["units", "imperial"], ["pin", "48.85,2.35"], ["set", "refresh_minutes", "30"], ["unpin"]] {
+            let result = try await runTool(Self.forecastctl, arguments + ["--config", path], environment: home.environment)
+            #expect(result.status == 78, "\(arguments)")
+            #expect(
+                result.stderr
+                    == "forecastctl: \(path) does not exist, so nothing was written: the settings in effect may have "
+                    + "come from it, and a new file would undo them. Restore it, or start one with "
+                    + "`forecastctl config default > \(path)`\n", "\(arguments)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        let generated = try await home.run("config", "default")
+        #expect(generated.status == 0)
+        #expect(generated.stdout == (try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)))
     }
 
     @Test("config path, show and check")
