@@ -3,7 +3,8 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
-//   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+//   executables → Daemon → (Location, WeatherProviders, Rendering, Settings, Control) → ForecastModel;
+//   the executables also use Gazetteer (the daemon gets it as ForecastModel's PlaceNaming and PlaceSearching).
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
@@ -57,7 +58,8 @@ let package = Package(
 
         // MARK: Settings
 
-        /// The TOML settings file: discovery, decoding, validation with file:line errors, defaults.
+        /// The TOML settings file: the settings table (every key once), discovery, decoding and validation
+        /// with file:line errors, the documented file, and the one edit API forecastctl and the socket share.
         .target(
             name: "Settings",
             dependencies: [
@@ -79,7 +81,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings"], swiftSettings: strict),
+        .testTarget(
+            name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings", "ForecastModel"], swiftSettings: strict),
 
         // MARK: History
 
@@ -128,7 +131,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationTests",
-            dependencies: ["Location", "TestSupport"],
+            dependencies: [
+                "Location", "ForecastModel", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -162,7 +168,7 @@ let package = Package(
 
         /// Turns a report into what readers see: JSON and the human summary.
         .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"], swiftSettings: strict),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ForecastModel"], swiftSettings: strict),
 
         // MARK: Control
 
@@ -175,13 +181,14 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ForecastModel", "FileStore", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering",
-                "Control", "History",
+                "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
+                "History",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
@@ -189,7 +196,10 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "TestSupport", "Settings", "Control", "Location",
+                "Daemon", "TestSupport", "Settings", "Control", "Location", "ForecastModel", "Rendering",
+                "WeatherProviders",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -201,7 +211,7 @@ let package = Package(
         .executableTarget(
             name: "forecastd",
             dependencies: [
-                "Daemon", "Settings",
+                "Daemon", "Settings", "Control", "Gazetteer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
