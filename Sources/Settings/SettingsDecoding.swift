@@ -73,7 +73,7 @@ extension Settings {
         var decoder = SettingsDecoder(text: text, path: path)
         let settings = decoder.decode(over: defaults)
         if !decoder.problems.isEmpty {
-            throw SettingsError(problems: decoder.sortedProblems)
+            throw SettingsError(problems: decoder.sortedProblems, path: path)
         }
         return settings
     }

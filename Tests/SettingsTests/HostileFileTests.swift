@@ -85,6 +85,15 @@ struct HostileFileTests {
         // A constant number of steps per byte: a quadratic decoder takes thousands of times this.
         #expect(decoder.cost <= 8 * text.utf8.count, "\(decoder.cost) steps for \(text.utf8.count) bytes")
     }
+
+    @Test("an error lists the first 100 problems and how many more there are, so it never swamps the report")
+    func problemsCapped() {
+        let shown = problems(in: Shape.unknownKeys.text(bytes: 20_000))
+        #expect(shown.count == 101)
+        #expect(shown.first == "\(settingsPath):1:1: k0: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, cities)")
+        #expect(shown.last?.hasPrefix("\(settingsPath): ") == true)
+        #expect(shown.last?.hasSuffix(" more problems not shown") == true)
+    }
 }
 
 /// Loads the settings file at `path` on a thread of its own; if it has not answered after a few
