@@ -210,6 +210,9 @@ struct SettingsDecoder {
             problems.append(SettingsProblem(path: path, message: "invalid TOML: \(error)"))
             return defaults
         }
+        // TOMLKit 0.6 never frees a parsed document: clearing it frees its nodes, all but the empty
+        // root table, so a reload does not leak the file's size each time (28 MB for 1 MiB of keys).
+        defer { root.clear() }
         var settings = defaults
         decodeTable(root, Settings.rootTable, into: &settings)
         applyRules(to: &settings, root: root)
@@ -254,12 +257,33 @@ struct SettingsDecoder {
     }
 
     /// Reports the names in `table` that the table at `tablePath` does not have.
-    mutating func checkKeys(of table: TOMLTable, at tablePath: [String]) {
+    ///
+    /// `written` names what the table holds, from the source map: TOMLKit leaks every name it lists
+    /// (`keys`), so it is asked only for tables the map does not see into (inline tables in arrays).
+    mutating func checkKeys(of table: TOMLTable, at tablePath: [String], written names: [String]? = nil) {
         guard let allowed = SettingsTable.allowedNames(in: tablePath) else { return }
-        for key in table.keys where !allowed.contains(key) {
+        cost += allowed.count
+        guard table.count > allowed.count(where: { table[$0] != nil }) else { return }
+        var unknown = (names ?? map.names(in: tablePath)).filter { !allowed.contains($0) && table[$0] != nil }
+        if unknown.isEmpty { unknown = table.keys.filter { !allowed.contains($0) } }
+        for key in unknown {
             cost += 1
             report(tablePath + [key], at: .key, "unknown key", allowed: allowed.joined(separator: ", "))
         }
+    }
+
+    /// The names written in the `[[table]]` being decoded, from the source map; nil for an array written
+    /// inline, whose tables the map does not see into.
+    mutating func elementNames() -> [String]? {
+        guard let element = arrayElement, let table = elementTable(element) else { return nil }
+        var names: [String] = []
+        var seen: Set<String> = []
+        for path in table.keyPaths where path.count > element.path.count {
+            let name = path[element.path.count]
+            if seen.insert(name).inserted { names.append(name) }
+        }
+        cost += table.keyPaths.count
+        return names
     }
 
     /// A TOML value as a ``SettingsValue`` of `type`, or why it is not one.
@@ -356,6 +380,8 @@ struct SettingsDecoder {
     struct ElementTable {
         var header: TOMLSourceMap.Position
         var entries: [[String]: TOMLSourceMap.Entry]
+        /// The pairs' key paths in document order.
+        var keyPaths: [[String]]
     }
 
     private mutating func elementTable(_ element: (path: [String], index: Int)) -> ElementTable? {
@@ -375,7 +401,8 @@ struct SettingsDecoder {
             entries[entry.keyPath] = entry
         }
         cost += end - start
-        let table = ElementTable(header: map.entries[start].key, entries: entries)
+        let table = ElementTable(
+            header: map.entries[start].key, entries: entries, keyPaths: map.entries[(start + 1)..<end].map(\.keyPath))
         elementTables[element.path, default: [:]][element.index] = table
         return table
     }

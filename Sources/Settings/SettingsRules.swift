@@ -164,7 +164,7 @@ extension SettingsDecoder {
                 valid = false
                 continue
             }
-            checkKeys(of: toml, at: path)
+            checkKeys(of: toml, at: path, written: elementNames())
             let before = problems.count
             var values: [String: SettingsValue] = [:]
             for key in table.keys {

@@ -75,6 +75,8 @@ package struct TOMLSourceMap: Sendable {
     private let firstByPath: [[String]: Int]
     /// The first statement inside each table (of a longer key path), by index into ``entries``.
     private let firstInside: [[String]: Int]
+    /// The names written directly in each table, in document order, each once.
+    private let namesInside: [[String]: [String]]
 
     package init(_ text: String) {
         var scanner = TOMLScanner(bytes: Array(text.utf8))
@@ -86,23 +88,36 @@ package struct TOMLSourceMap: Sendable {
         // placed in linear time (a search per problem made 10k unknown keys take minutes).
         var firstByPath: [[String]: Int] = [:]
         var firstInside: [[String]: Int] = [:]
+        var namesInside: [[String]: [String]] = [:]
+        var named: Set<[String]> = []
         var cost = scanner.cost
         for (index, entry) in scanner.entries.enumerated() {
             if firstByPath[entry.keyPath] == nil { firstByPath[entry.keyPath] = index }
-            for length in 1..<max(1, entry.keyPath.count) {
+            for length in 0..<entry.keyPath.count {
                 let prefix = Array(entry.keyPath.prefix(length))
-                if firstInside[prefix] == nil { firstInside[prefix] = index }
+                if length > 0, firstInside[prefix] == nil { firstInside[prefix] = index }
+                if named.insert(Array(entry.keyPath.prefix(length + 1))).inserted {
+                    namesInside[prefix, default: []].append(entry.keyPath[length])
+                }
             }
             cost += entry.keyPath.count
         }
         self.firstByPath = firstByPath
         self.firstInside = firstInside
+        self.namesInside = namesInside
         self.scanCost = cost
     }
 
     /// The first statement whose key path is exactly `keyPath` (a pair or a header).
     package func entry(for keyPath: [String]) -> Entry? {
         firstByPath[keyPath].map { entries[$0] }
+    }
+
+    /// The names written directly in the table at `table` (keys, and tables written inside it), in
+    /// document order. The keys of all `[[table]]`s of one path are listed together, and pairs inside
+    /// an array's inline tables are not listed.
+    package func names(in table: [String]) -> [String] {
+        namesInside[table] ?? []
     }
 
     /// Where the key `keyPath` is written.
