@@ -88,37 +88,57 @@ extension Settings {
     /// The file is opened without blocking and checked before it is read, so a FIFO, a device or a
     /// socket at the settings path is refused at once instead of waiting for a writer forever.
     static func readSettingsFile(_ path: String) throws(SettingsError) -> String {
-        func refusal(_ message: String, allowed: String? = nil) -> SettingsError {
-            SettingsError(SettingsProblem(path: path, message: message, allowed: allowed))
+        do {
+            return try readSettingsFileOrSay(path)
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// Why a settings file could not be read: it could not be opened or read (``isNotASettingsFile``
+    /// false), or what it holds is no settings file (a directory, a FIFO, too large, not UTF-8).
+    struct ReadFailure: Error {
+        var error: SettingsError
+        var isNotASettingsFile: Bool
+    }
+
+    /// ``readSettingsFile(_:)``, saying which kind of failure it met.
+    static func readSettingsFileOrSay(_ path: String) throws(ReadFailure) -> String {
+        func failure(_ message: String, allowed: String? = nil, notASettingsFile: Bool = true) -> ReadFailure {
+            ReadFailure(
+                error: SettingsError(SettingsProblem(path: path, message: message, allowed: allowed)),
+                isNotASettingsFile: notASettingsFile)
+        }
+        func cannotBeRead(_ reason: String) -> ReadFailure {
+            failure("cannot be read: \(reason)", notASettingsFile: false)
         }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
-            throw refusal(code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))")
+            if code == ENOENT { throw failure("no such file", notASettingsFile: false) }
+            throw cannotBeRead(String(cString: strerror(code)))
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw refusal("cannot be read: \(String(cString: strerror(errno)))")
-        }
+        guard fstat(descriptor, &info) == 0 else { throw cannotBeRead(String(cString: strerror(errno))) }
         if let kind = FileKind(mode: info.st_mode) {
-            throw refusal("is \(kind), not a settings file", allowed: kind == .directory ? nil : "a regular file")
+            throw failure("is \(kind), not a settings file", allowed: kind == .directory ? nil : "a regular file")
         }
         guard info.st_size <= maximumFileSize else {
-            throw refusal("is larger than a settings file can be", allowed: "at most 1 MiB")
+            throw failure("is larger than a settings file can be", allowed: "at most 1 MiB")
         }
         let data: Data
         do {
             // Read one byte more than allowed, in case the file grew since fstat.
             data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
         } catch {
-            throw refusal("cannot be read: \(error)")
+            throw cannotBeRead("\(error)")
         }
         guard data.count <= maximumFileSize else {
-            throw refusal("is larger than a settings file can be", allowed: "at most 1 MiB")
+            throw failure("is larger than a settings file can be", allowed: "at most 1 MiB")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw refusal("is not UTF-8 text", allowed: "a UTF-8 TOML file")
+            throw failure("is not UTF-8 text", allowed: "a UTF-8 TOML file")
         }
         return text
     }

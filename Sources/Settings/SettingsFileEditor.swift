@@ -107,9 +107,10 @@ public enum SettingsFileEditor {
             originalText = Settings.documentedText(settings: inEffect, defaults: inEffectDefaults)
         } else {
             do {
-                originalText = try Settings.readSettingsFile(path)
+                originalText = try Settings.readSettingsFileOrSay(path)
             } catch {
-                throw SettingsEditError(.fileSystem, error.description)
+                // A directory or a binary file at the path is a settings problem (exit 78), not a failed read.
+                throw SettingsEditError(error.isNotASettingsFile ? .invalidFile : .fileSystem, error.error.description)
             }
         }
         let before: Settings

@@ -11,7 +11,7 @@ import Settings
 let editExitCodes = """
     Exit codes: 0 the file was changed (or already said so); 1 the file could not be read or written; \
     64 bad arguments, or a value the settings do not allow (nothing was written); 78 the settings file has \
-    errors now (nothing was written; fix them first).
+    errors now, is no settings file, or was named and does not exist (nothing was written).
     """
 
 let editDiscussion = """

@@ -252,7 +252,7 @@ struct ForecastctlSettingsTests {
         }
     }
 
-    @Test("an edit of a named settings file that does not exist is refused with exit 78; nothing is created")
+    @Test("an edit of a named settings file that does not exist, or is no settings file, is refused with exit 78")
     func missingNamedFile() async throws {
         let home = try Home()
         defer { home.remove() }
@@ -266,6 +266,14 @@ struct ForecastctlSettingsTests {
                     + "come from it, and a new file would undo them. Restore it, or start one with "
                     + "`forecastctl config default > \(path)`\n", "\(arguments)")
             #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        // A directory or a binary file where the settings file should be is a settings problem too.
+        let binary = home.directory.path + "/binary.toml"
+        try Data([0x75, 0x6E, 0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: binary))
+        for (named, problem) in [(home.directory.path, "is a directory, not a settings file"), (binary, "is not UTF-8 text (allowed: a UTF-8 TOML file)")] {
+            let result = try await runTool(Self.forecastctl, ["units", "imperial", "--config", named], environment: home.environment)
+            #expect(result.status == 78, "\(named)")
+            #expect(result.stderr == "forecastctl: \(named): \(problem)\n")
         }
         let generated = try await home.run("config", "default")
         #expect(generated.status == 0)
