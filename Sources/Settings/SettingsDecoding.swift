@@ -266,7 +266,8 @@ struct SettingsDecoder {
     mutating func checked(_ raw: any TOMLValueConvertible, _ key: SettingsKey) -> SettingsValue? {
         cost += 1
         written.insert(key.path)
-        let result = Self.settingsValue(raw, as: key.type, allowed: key.allowed).flatMap(key.check)
+        let result = Self.settingsValue(raw, as: key.type, allowed: key.allowed, source: valueBytes(of: key.path))
+            .flatMap(key.check)
         switch result {
         case .success(let value):
             return value
@@ -306,29 +307,55 @@ struct SettingsDecoder {
         return names
     }
 
+    /// The bytes of the value of `keyPath` as written, in the `[[table]]` being decoded if there is one;
+    /// nil where the source map does not see (pairs of inline tables in arrays).
+    private mutating func valueBytes(of keyPath: [String]) -> ArraySlice<UInt8>? {
+        let entry: TOMLSourceMap.Entry?
+        if let element = arrayElement {
+            entry = elementTable(element)?.entries[keyPath]
+        } else {
+            entry = map.entry(for: keyPath)
+        }
+        return entry?.valueBytes.map { map.bytes[$0] }
+    }
+
     /// A TOML value as a ``SettingsValue`` of `type`, or why it is not one.
+    ///
+    /// Values are read from `source`, the value as written, where it is known: TOMLKit leaks a copy of
+    /// each value it hands out (``TOMLStrings``).
     static func settingsValue(
-        _ raw: any TOMLValueConvertible, as type: SettingsValueType, allowed: String?
+        _ raw: any TOMLValueConvertible, as type: SettingsValueType, allowed: String?, source: ArraySlice<UInt8>? = nil
     ) -> Result<SettingsValue, SettingsRefusal> {
         let found = describe(raw.type)
         switch type {
         case .string:
-            if raw.type == .string, let string = raw.string { return .success(.string(string)) }
+            if raw.type == .string, let string = source.flatMap(TOMLStrings.string) ?? raw.string {
+                return .success(.string(string))
+            }
             return .failure(SettingsRefusal("expected a string, found \(found)"))
         case .integer:
-            if raw.type == .int, let integer = raw.int { return .success(.integer(integer)) }
+            if raw.type == .int, let integer = source.flatMap(TOMLStrings.integer) ?? raw.int {
+                return .success(.integer(integer))
+            }
             return .failure(SettingsRefusal("expected an integer, found \(found)"))
         case .number:
-            if raw.type == .double, let double = raw.double { return .success(.number(double)) }
-            if raw.type == .int, let integer = raw.int { return .success(.integer(integer)) }
+            if raw.type == .double, let double = source.flatMap(TOMLStrings.double) ?? raw.double {
+                return .success(.number(double))
+            }
+            if raw.type == .int, let integer = source.flatMap(TOMLStrings.integer) ?? raw.int {
+                return .success(.integer(integer))
+            }
             return .failure(SettingsRefusal("expected a number, found \(found)"))
         case .boolean:
-            if raw.type == .bool, let boolean = raw.bool { return .success(.boolean(boolean)) }
+            if raw.type == .bool, let boolean = source.flatMap(TOMLStrings.boolean) ?? raw.bool {
+                return .success(.boolean(boolean))
+            }
             return .failure(SettingsRefusal("expected a boolean, found \(found)"))
         case .strings:
             guard raw.type == .array, let array = raw.array else {
                 return .failure(SettingsRefusal("expected an array of names, found \(found)", allowed: allowed))
             }
+            if let strings = source.flatMap(TOMLStrings.strings) { return .success(.strings(strings)) }
             var strings: [String] = []
             for element in array {
                 guard element.type == .string, let string = element.string else {
@@ -340,6 +367,9 @@ struct SettingsDecoder {
             return .success(.strings(strings))
         case .date:
             let allowed = SettingsValueType.dateAllowed
+            if raw.type == .date, let date = source.flatMap({ CalendarDate(String(decoding: $0, as: UTF8.self)) }) {
+                return .success(.date(date))
+            }
             guard raw.type == .date, let date = raw.date else {
                 let isQuotedDate = raw.type == .string && raw.string.flatMap(CalendarDate.init) != nil
                 return .failure(
