@@ -108,7 +108,8 @@ public enum CityID {
     static var type: SettingType<String> {
         let allowed = "lower-case letters and digits in words joined by \"-\", such as \"springfield-il-us\""
         return .string().refined(allowed: allowed) { id in
-            isValid(id) ? .success(id) : .failure(SettingsRefusal("\(TOMLText.quote(id)) is not an id", allowed: allowed))
+            isValid(id)
+                ? .success(id) : .failure(SettingsRefusal("\(TOMLText.quote(id)) is not an id", allowed: allowed))
         }
     }
 

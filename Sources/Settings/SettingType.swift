@@ -35,10 +35,12 @@ struct SettingType<Value: Sendable>: Sendable {
 extension SettingType {
     /// `true` or `false`.
     static var boolean: SettingType<Bool> {
-        SettingType<Bool>(valueType: .boolean, accept: { value in
-            guard case .boolean(let boolean) = value else { return .failure(SettingsRefusal("expected a boolean")) }
-            return .success(boolean)
-        }, represent: { .boolean($0) })
+        SettingType<Bool>(
+            valueType: .boolean,
+            accept: { value in
+                guard case .boolean(let boolean) = value else { return .failure(SettingsRefusal("expected a boolean")) }
+                return .success(boolean)
+            }, represent: { .boolean($0) })
     }
 
     /// An integer within `range`.
@@ -47,7 +49,9 @@ extension SettingType {
         return SettingType<Int>(
             valueType: .integer, allowed: allowed, documented: "\(range.lowerBound) to \(range.upperBound)",
             accept: { value in
-                guard case .integer(let integer) = value else { return .failure(SettingsRefusal("expected an integer")) }
+                guard case .integer(let integer) = value else {
+                    return .failure(SettingsRefusal("expected an integer"))
+                }
                 guard range.contains(integer) else {
                     return .failure(SettingsRefusal("\(integer) is out of range", allowed: allowed))
                 }
@@ -80,10 +84,12 @@ extension SettingType {
 
     /// Any string, trimmed of the characters in `trimming`.
     static func string(trimming characters: CharacterSet = []) -> SettingType<String> {
-        SettingType<String>(valueType: .string, accept: { value in
-            guard case .string(let string) = value else { return .failure(SettingsRefusal("expected a string")) }
-            return .success(string.trimmingCharacters(in: characters))
-        }, represent: { .string($0) })
+        SettingType<String>(
+            valueType: .string,
+            accept: { value in
+                guard case .string(let string) = value else { return .failure(SettingsRefusal("expected a string")) }
+                return .success(string.trimmingCharacters(in: characters))
+            }, represent: { .string($0) })
     }
 
     /// A string with something in it besides spaces; `allowed` says what belongs there.
@@ -112,7 +118,8 @@ extension SettingType {
             guard path.utf8.count <= 107 else {
                 return .failure(
                     SettingsRefusal(
-                        "is \(path.utf8.count) bytes long, too long for a Unix socket path", allowed: "at most 107 bytes"))
+                        "is \(path.utf8.count) bytes long, too long for a Unix socket path",
+                        allowed: "at most 107 bytes"))
             }
             return .success(path)
         }
@@ -133,7 +140,8 @@ extension SettingType {
     static var countryCode: SettingType<String> {
         let allowed = "an ISO 3166-1 alpha-2 code such as \"FR\", or no country key at all"
         return string().refined(allowed: allowed) { string in
-            guard string.count == 2, string.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic }) else {
+            guard string.count == 2, string.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic })
+            else {
                 return .failure(SettingsRefusal("\(TOMLText.quote(string)) is not a country code", allowed: allowed))
             }
             return .success(string.uppercased())
@@ -190,21 +198,29 @@ extension SettingType {
             valueType: valueType, allowed: allowed ?? self.allowed, documented: documented ?? self.documented,
             accept: { accept($0).flatMap(check) }, represent: represent)
     }
+
     /// One of `Choice`'s raw values; `noun` names what it is (`a unit system`).
-    static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(_: Choice.Type, noun: String)
+    static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(
+        _: Choice.Type, noun: String
+    )
         -> SettingType<Choice> where Choice.RawValue == String
     {
         let names = Choice.allCases.map { TOMLText.quote($0.rawValue) }
         return string().refined(allowed: names.joined(separator: ", "), documented: TOMLText.list(names)) { string in
             guard let choice = Choice(rawValue: string) else {
-                return .failure(SettingsRefusal("\(TOMLText.quote(string)) is not \(noun)", allowed: names.joined(separator: ", ")))
+                return .failure(
+                    SettingsRefusal("\(TOMLText.quote(string)) is not \(noun)", allowed: names.joined(separator: ", ")))
             }
             return .success(choice)
-        } represent: { .string($0.rawValue) }
+        } represent: {
+            .string($0.rawValue)
+        }
     }
 
     /// A list of `Choice`'s raw values: not empty, none twice.
-    static func choices<Choice: RawRepresentable & CaseIterable & Sendable & Equatable>(_: Choice.Type, noun: String)
+    static func choices<Choice: RawRepresentable & CaseIterable & Sendable & Equatable>(
+        _: Choice.Type, noun: String
+    )
         -> SettingType<[Choice]> where Choice.RawValue == String
     {
         let names = Choice.allCases.map { TOMLText.quote($0.rawValue) }
@@ -223,7 +239,9 @@ extension SettingType {
                     }
                     result.append(choice)
                 }
-                guard !result.isEmpty else { return .failure(SettingsRefusal("must name at least one", allowed: allowed)) }
+                guard !result.isEmpty else {
+                    return .failure(SettingsRefusal("must name at least one", allowed: allowed))
+                }
                 return .success(result)
             }, represent: { .strings($0.map(\.rawValue)) })
     }
@@ -237,10 +255,12 @@ extension SettingType {
                 let host = components.host, !host.isEmpty,
                 let url = components.url
             else {
-                return .failure(SettingsRefusal("\(TOMLText.quote(string)) is not an http or https URL", allowed: allowed))
+                return .failure(
+                    SettingsRefusal("\(TOMLText.quote(string)) is not an http or https URL", allowed: allowed))
             }
             return .success(url)
-        } represent: { .string($0.absoluteString) }
+        } represent: {
+            .string($0.absoluteString)
+        }
     }
-
 }

@@ -403,7 +403,8 @@ struct SettingsDecoder {
             position = elementPosition(anchorPath, at: place, in: element)
             renderedKey =
                 TOMLText.key(element.path) + "[\(element.index + 1)]"
-                + (keyPath.count > element.path.count ? "." + TOMLText.key(Array(keyPath.dropFirst(element.path.count))) : "")
+                + (keyPath.count > element.path.count
+                    ? "." + TOMLText.key(Array(keyPath.dropFirst(element.path.count))) : "")
         }
         problems.append(
             SettingsProblem(

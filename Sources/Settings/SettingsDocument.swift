@@ -1,4 +1,5 @@
 import ForecastModel
+
 /// The text of a settings file, edited in place: only the bytes of what changes are touched.
 ///
 /// Setting a key that is written rewrites the bytes of its value and nothing else: its trailing

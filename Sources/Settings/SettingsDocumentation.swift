@@ -15,7 +15,9 @@ extension Settings {
     /// The defaults the documentation shows: a user session of uid 1000, for the keys whose defaults
     /// depend on the environment (they are shown commented out).
     static var documentationDefaults: Settings {
-        defaults(environment: ["HOME": "/home/user", "XDG_RUNTIME_DIR": "/run/user/1000"], isSystemService: false, userID: 1000)
+        defaults(
+            environment: ["HOME": "/home/user", "XDG_RUNTIME_DIR": "/run/user/1000"], isSystemService: false,
+            userID: 1000)
     }
 
     /// The documented file holding `settings` instead of the defaults: what a settings file created
@@ -69,9 +71,10 @@ extension Settings {
                 }
         }
         return elements.enumerated().flatMap { index, values in
-            (index > 0 ? [""] : []) + [header] + zip(table.keys, values).compactMap { key, value in
-                value.map { "\(TOMLText.key([key.name])) = \($0.toml)" }
-            }
+            (index > 0 ? [""] : []) + [header]
+                + zip(table.keys, values).compactMap { key, value in
+                    value.map { "\(TOMLText.key([key.name])) = \($0.toml)" }
+                }
         }
     }
 
@@ -155,7 +158,8 @@ extension SettingsTable {
         var changes = SettingsKey.all.compactMap { key -> SettingsChange? in
             let old = key.read(before)
             let new = key.read(after)
-            return old == new ? nil : SettingsChange(key: key.description, old: old, new: new, application: key.application)
+            return old == new
+                ? nil : SettingsChange(key: key.description, old: old, new: new, application: key.application)
         }
         // The secret is shown only as where it comes from, which may not change when the key does.
         let apiKey = ["providers", "openweathermap", "api_key"]

@@ -121,7 +121,8 @@ extension SettingsFileEditor {
             }
             edit = try self.edit(target, environment: environment) { document throws(SettingsEditError) in
                 let current = try? Settings.decode(
-                    document.text, path: "", defaults: Settings.defaults(environment: environment, isSystemService: false))
+                    document.text, path: "",
+                    defaults: Settings.defaults(environment: environment, isSystemService: false))
                 if current?.location.mode == .pinned {
                     // Without a pin, "pinned" means nothing; "auto" is what is left.
                     document.set(try SettingsKey("location.mode"), to: .string(LocationMode.auto.rawValue))

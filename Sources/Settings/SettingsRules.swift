@@ -151,7 +151,9 @@ extension SettingsDecoder {
     ) -> [Value]? {
         let path = table.path
         guard raw.type == .array, let array = raw.array else {
-            report(path, at: .value, "expected [[\(path.joined(separator: "."))]] tables, found \(Self.describe(raw.type))")
+            report(
+                path, at: .value, "expected [[\(path.joined(separator: "."))]] tables, found \(Self.describe(raw.type))"
+            )
             return nil
         }
         var decoded = Decoded<Value>()
@@ -208,7 +210,8 @@ extension SettingsDecoder {
                 allowed: "a template key such as template = \"%c %t\"")
         }
         guard let filePath, let format else { return nil }
-        return Settings.StatusFile(path: filePath, format: format, template: template, icons: element.choice("icons") ?? .emoji)
+        return Settings.StatusFile(
+            path: filePath, format: format, template: template, icons: element.choice("icons") ?? .emoji)
     }
 
     /// One `[[cities]]` table: a name and a plausible position, an id no other city has.
@@ -237,7 +240,8 @@ extension SettingsDecoder {
         let explicitID = element.string("id")
         let city = Settings.City(
             name: name, admin1: element.string("admin1"), countryCode: element.string("country"),
-            coordinate: Coordinate(latitude: latitude, longitude: longitude), favorite: element.boolean("favorite") ?? false,
+            coordinate: Coordinate(latitude: latitude, longitude: longitude),
+            favorite: element.boolean("favorite") ?? false,
             added: element.date("added"), explicitID: explicitID)
         decoder.cost += 1
         if let earlier = decoded.index[city.id] {

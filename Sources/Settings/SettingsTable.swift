@@ -122,9 +122,13 @@ struct SectionKey<Section>: Sendable {
         assembled(name, type, .live, documented: .example(example)) { type.represent($0[keyPath: field]) }
     }
 
-    private static func check<Value>(_ type: SettingType<Value>) -> @Sendable (SettingsValue) -> Result<
-        SettingsValue, SettingsRefusal
-    > {
+    private static func check<Value>(
+        _ type: SettingType<Value>
+    )
+        -> @Sendable (SettingsValue) -> Result<
+            SettingsValue, SettingsRefusal
+        >
+    {
         let accept = type.accept
         let represent = type.represent
         return { value in accept(value).map { represent($0) ?? value } }
@@ -174,7 +178,9 @@ extension SettingsTable.Table {
         _ keys: [SectionKey<Section>]
     ) {
         let rows = keys.map { (key: SectionKey<Section>) -> SettingsKey in
-            let read: @Sendable (Settings) -> SettingsValue? = { settings in settings[keyPath: section].flatMap(key.read) }
+            let read: @Sendable (Settings) -> SettingsValue? = { settings in
+                settings[keyPath: section].flatMap(key.read)
+            }
             return key.row(in: path, read: read, store: nil, keep: nil)
         }
         let elements: @Sendable (Settings) -> [[SettingsValue?]] = { settings in

@@ -18,7 +18,8 @@ struct SettingsReloaderTests {
         let logger = Logger(label: "test")
         let state = ForecastState(configuration: DaemonConfiguration(initial), places: nil, logger: logger)
         let reloader = SettingsReloader(
-            initial: initial, sourcePath: path, explicitPath: path, isSystemService: false, state: state, logger: logger)
+            initial: initial, sourcePath: path, explicitPath: path, isSystemService: false, state: state, logger: logger
+        )
 
         try """
         units = "imperial"
@@ -31,7 +32,8 @@ struct SettingsReloaderTests {
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let waiting = ["output.max_clients", "display.icons"]
         let outcome = await reloader.reload(reason: "a test")
-        #expect(outcome == .applied(source: path, changed: ["units", "location.gpsd.port"], waitingForRestart: waiting))
+        #expect(
+            outcome == .applied(source: path, changed: ["units", "location.gpsd.port"], waitingForRestart: waiting))
         #expect(
             outcome.summary
                 == "reloaded \(path): changed units, location.gpsd.port; read at start, waiting for a restart: "

@@ -42,7 +42,9 @@ struct SocketSettingsTests {
 
         let pin = try await request("pin Paris, FR", daemon)
         #expect(pin.ok, "\(pin.message)")
-        #expect(pin.message.hasPrefix(#"location.pin: (none) → 48.85341, 2.3488 "Paris" (\#(path)); Paris, FR is Paris, Île-de-France, FR"#))
+        #expect(
+            pin.message.hasPrefix(
+                #"location.pin: (none) → 48.85341, 2.3488 "Paris" (\#(path)); Paris, FR is Paris, Île-de-France, FR"#))
         let mode = try await request("mode pinned", daemon)
         #expect(mode.message == "location.mode: auto → pinned (\(path))")
         try await daemon.wait(for: "Paris pinned") { try await socketReport(daemon.socketPath).place?.name == "Paris" }
@@ -55,7 +57,8 @@ struct SocketSettingsTests {
         let edited = try String(contentsOfFile: path, encoding: .utf8)
         #expect(edited.hasSuffix("\n[location.pin]\nlatitude = 48.85341\nlongitude = 2.3488\nname = \"Paris\"\n"))
         #expect(
-            edited.replacingOccurrences(of: "\n[location.pin]\nlatitude = 48.85341\nlongitude = 2.3488\nname = \"Paris\"\n", with: "")
+            edited.replacingOccurrences(
+                of: "\n[location.pin]\nlatitude = 48.85341\nlongitude = 2.3488\nname = \"Paris\"\n", with: "")
                 == unpinned.replacingOccurrences(of: "mode = \"auto\"", with: "mode = \"pinned\"")
                 .replacingOccurrences(of: "refresh_minutes = 15", with: "refresh_minutes = 30"))
         #expect(await daemon.stop() == 0)

@@ -31,7 +31,8 @@ struct HostileFileTests {
         text += "#" + String(repeating: "x", count: Settings.maximumFileSize - text.utf8.count - 2) + "\n"
         #expect(text.utf8.count == 1 << 20)
         let largest = try directory.write(text, to: "largest.toml")
-        #expect(try Settings.load(from: largest, environment: userEnvironment, isSystemService: false).units == .imperial)
+        #expect(
+            try Settings.load(from: largest, environment: userEnvironment, isSystemService: false).units == .imperial)
 
         let over = try directory.write(text + "\n", to: "over.toml")
         #expect(
@@ -90,7 +91,10 @@ struct HostileFileTests {
     func problemsCapped() {
         let shown = problems(in: Shape.unknownKeys.text(bytes: 20_000))
         #expect(shown.count == 101)
-        #expect(shown.first == "\(settingsPath):1:1: k0: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, cities)")
+        #expect(
+            shown.first
+                == "\(settingsPath):1:1: k0: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, cities)"
+        )
         #expect(shown.last?.hasPrefix("\(settingsPath): ") == true)
         #expect(shown.last?.hasSuffix(" more problems not shown") == true)
     }

@@ -6,7 +6,9 @@ import Testing
 
 /// A place search that knows two Hamiltons and one Paris, as the gazetteer would answer.
 struct KnownPlaces: PlaceSearching {
-    static func place(_ name: String, _ admin1: String, _ code: String, _ latitude: Double, _ longitude: Double)
+    static func place(
+        _ name: String, _ admin1: String, _ code: String, _ latitude: Double, _ longitude: Double
+    )
         -> Place
     {
         Place(
@@ -19,7 +21,8 @@ struct KnownPlaces: PlaceSearching {
         case "Paris": .unique(Self.place("Paris", "Île-de-France", "FR", 48.85341, 2.3488))
         case "Hamilton":
             .ambiguous([
-                Self.place("Hamilton", "Ontario", "CA", 43.25, -79.85), Self.place("Hamilton", "Waikato", "NZ", -37.78, 175.28),
+                Self.place("Hamilton", "Ontario", "CA", 43.25, -79.85),
+                Self.place("Hamilton", "Waikato", "NZ", -37.78, 175.28),
             ])
         default: .notFound
         }
@@ -40,10 +43,12 @@ struct SettingsEditTests {
         let path = try directory.write(commentedFile, to: "forecastd.toml")
         #expect(try apply(.units("imperial"), path).lines == ["units: metric → imperial (\(path))"])
         #expect(try apply(.units("imperial"), path).lines == ["units: imperial, unchanged (\(path))"])
-        #expect(try apply(.set(key: "location.gpsd.port", value: "2948"), path).lines == [
-            "location.gpsd.port: 2947 → 2948 (\(path))"
-        ])
-        let expected = commentedFile
+        #expect(
+            try apply(.set(key: "location.gpsd.port", value: "2948"), path).lines == [
+                "location.gpsd.port: 2947 → 2948 (\(path))"
+            ])
+        let expected =
+            commentedFile
             .replacingOccurrences(of: #"units   =   "metric""#, with: #"units   =   "imperial""#)
             .replacingOccurrences(of: "# local gpsd\n", with: "# local gpsd\nport = 2948\n")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
@@ -78,7 +83,8 @@ struct SettingsEditTests {
                 .invalidRequest,
                 "\"Paris\" is not a coordinate, a map link or a known place (places of 1000 inhabitants and more)")
         ) {
-            try SettingsFileEditor.apply(.pin("Paris", name: nil), to: target(path), places: nil, environment: userEnvironment)
+            try SettingsFileEditor.apply(
+                .pin("Paris", name: nil), to: target(path), places: nil, environment: userEnvironment)
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
     }
@@ -96,7 +102,8 @@ struct SettingsEditTests {
                 "location.pin: 61.5, 23.7 → (none) (\(path))", "location.mode: pinned → auto (\(path))",
             ])
         #expect(try String(contentsOfFile: path, encoding: .utf8) == original)
-        #expect(outcome.message == "location.pin: 61.5, 23.7 → (none) (\(path)); location.mode: pinned → auto (\(path))")
+        #expect(
+            outcome.message == "location.pin: 61.5, 23.7 → (none) (\(path)); location.mode: pinned → auto (\(path))")
     }
 
     @Test("a missing file that was named is refused and not created; unpin without any file changes nothing")
@@ -127,7 +134,8 @@ struct SettingsEditTests {
         inEffect.location.pin = Pin(coordinate: Coordinate(latitude: 59.91, longitude: 10.75), name: "Oslo")
         inEffect.providers.openMeteo.url = URL(string: "http://127.0.0.1:8080/v1/forecast")!
         let target = SettingsEditTarget(path: path, whenMissing: .create(from: inEffect, defaults: userDefaults))
-        let outcome = try SettingsFileEditor.apply(.units("imperial"), to: target, places: nil, environment: userEnvironment)
+        let outcome = try SettingsFileEditor.apply(
+            .units("imperial"), to: target, places: nil, environment: userEnvironment)
         #expect(outcome.lines == ["created \(path) from the settings in effect", "units: metric → imperial (\(path))"])
         var expected = inEffect
         expected.units = .imperial
