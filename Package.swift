@@ -3,7 +3,8 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
-//   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+//   executables → Daemon → (Location, WeatherProviders, Rendering, Settings, Control) → ForecastModel;
+//   the executables also use Gazetteer (the daemon gets it as ForecastModel's PlaceNaming and PlaceSearching).
 //   Daemon talks to systemd through Systemd (no other dependency of its own).
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
@@ -62,7 +63,8 @@ let package = Package(
 
         // MARK: Settings
 
-        /// The TOML settings file: discovery, decoding, validation with file:line errors, defaults.
+        /// The TOML settings file: the settings table (every key once), discovery, decoding and validation
+        /// with file:line errors, the documented file, and the one edit API forecastctl and the socket share.
         .target(
             name: "Settings",
             dependencies: [
@@ -84,7 +86,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings"], swiftSettings: strict),
+        .testTarget(
+            name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings", "ForecastModel"], swiftSettings: strict),
 
         // MARK: History
 
@@ -133,7 +136,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationTests",
-            dependencies: ["Location", "TestSupport"],
+            dependencies: [
+                "Location", "ForecastModel", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -194,7 +200,7 @@ let package = Package(
 
         /// Turns a report into what readers see: JSON and the human summary.
         .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"], swiftSettings: strict),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ForecastModel"], swiftSettings: strict),
 
         // MARK: Control
 
@@ -225,13 +231,14 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ForecastModel", "FileStore", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering",
-                "Control", "History", "Systemd",
+                "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
+                "History", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
@@ -239,7 +246,10 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "TestSupport", "Settings", "Control", "Location",
+                "Daemon", "TestSupport", "Settings", "Control", "Location", "ForecastModel", "Rendering",
+                "WeatherProviders",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -271,7 +281,7 @@ let package = Package(
         .executableTarget(
             name: "forecastd",
             dependencies: [
-                "Daemon", "Settings", "Control", "CGPSVersion",
+                "Daemon", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -21,7 +21,8 @@ public struct Daemon: Sendable {
     public let settingsPath: String?
     public let explicitSettingsPath: String?
     public let isSystemService: Bool
-    public let places: (any PlaceNaming)?
+    /// The gazetteer: names positions, and finds places by name for `pin PLACE` on the socket.
+    public let places: (any PlaceNaming & PlaceSearching)?
     public let logger: Logger
 
     /// - Parameters:
@@ -30,7 +31,7 @@ public struct Daemon: Sendable {
     ///   - explicitSettingsPath: `--config`, so reloads search the same way start-up did.
     public init(
         settings: Settings, settingsPath: String?, explicitSettingsPath: String?, isSystemService: Bool,
-        places: (any PlaceNaming)?, logger: Logger
+        places: (any PlaceNaming & PlaceSearching)?, logger: Logger
     ) {
         self.settings = settings
         self.settingsPath = settingsPath
@@ -141,8 +142,9 @@ public struct Daemon: Sendable {
         socketOptions.hotCelsius = settings.display.hotCelsius
         socketOptions.coldCelsius = settings.display.coldCelsius
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
-        socketOptions.changeSettings = { request in
-            await SocketSettingsChange.apply(request, settingsPath: settingsPath, explicitPath: explicitSettingsPath, reloader: reloader)
+        socketOptions.changeSettings = { [explicitSettingsPath] request in
+            await SocketSettingsChange.apply(
+                request, explicitPath: explicitSettingsPath, places: places, reloader: reloader)
         }
         socketOptions.passedSocket = Self.socketToServe(passed, logger: logger)
         socketOptions.listening = { startup.done(.socketListening) }

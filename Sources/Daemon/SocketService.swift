@@ -393,7 +393,7 @@ public struct SocketService: Service, CustomStringConvertible {
                 return line(ControlAnswer(class: "RELOAD", ok: false, message: outcome.summary))
             }
             return line(ControlAnswer(class: "RELOAD", ok: true, message: outcome.summary))
-        default:  // units, pin, unpin, mode
+        default:  // units, pin, unpin, mode, set
             guard let change = options.changeSettings else {
                 return line(ControlErrorMessage(message: "\(request.request) is not available"))
             }

@@ -32,9 +32,9 @@ public struct StatusFileService: Service, CustomStringConvertible {
 
     /// The renderer of an extra status file (`[[output.files]]`).
     public static func renderer(for file: Settings.StatusFile, display: Settings.Display) -> @Sendable (Report) -> String {
-        let format = OutputFormat(rawValue: file.format.rawValue) ?? .text
+        let format = file.format
         // `emoji` is the setting's default; tmux then keeps its own width-safe default.
-        let icons = format == .tmux && file.icons == .emoji ? nil : IconSet(rawValue: file.icons.rawValue)
+        let icons = format == .tmux && file.icons == .emoji ? nil : file.icons
         let template = file.template.isEmpty ? nil : try? Template(file.template)
         let hot = display.hotCelsius
         let cold = display.coldCelsius

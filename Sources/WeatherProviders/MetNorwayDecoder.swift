@@ -12,7 +12,7 @@ import Foundation
 /// Pure: no I/O, no clock (the moment to call "now" is a parameter).
 public enum MetNorwayDecoder {
     /// The stable provider identifier.
-    public static let providerName = "met-norway"
+    public static let providerName = ProviderName.metNorway.rawValue
     /// The attribution MET Norway's CC BY 4.0 licence asks for.
     public static let attribution = "Weather data from MET Norway (CC BY 4.0)"
     /// How many hours of `next_1_hours` the nowcast's periods hold: the 2 hours ahead and the hour

@@ -9,7 +9,7 @@ import Foundation
 /// body that is not JSON, reports an error, or has no current, hourly or daily data at all is refused.
 public enum OpenMeteoDecoder {
     /// The stable provider identifier.
-    public static let providerName = "open-meteo"
+    public static let providerName = ProviderName.openMeteo.rawValue
     /// The attribution Open-Meteo's CC BY 4.0 licence asks for.
     public static let attribution = "Weather data by Open-Meteo.com (CC BY 4.0)"
 
