@@ -54,6 +54,13 @@ struct SettingsDecoder {
                     message: "contains a NUL character, which TOML does not allow"))
             return defaults
         }
+        if let position = map.firstMalformedKey {
+            problems.append(
+                SettingsProblem(
+                    path: path, line: position.line, column: position.column,
+                    message: "invalid TOML: a key is letters, digits, \"_\" and \"-\", or a quoted string"))
+            return defaults
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -208,7 +215,9 @@ struct SettingsDecoder {
                 return .success(.date(date))
             }
             guard raw.type == .date, let date = raw.date else {
-                let isQuotedDate = raw.type == .string && raw.string.flatMap(CalendarDate.init) != nil
+                // From the file's bytes: TOMLKit's `string` leaks a copy of the text each time it is read.
+                let isQuotedDate =
+                    raw.type == .string && source.flatMap(TOMLStrings.string).flatMap(CalendarDate.init) != nil
                 return .failure(
                     SettingsRefusal("expected a date, found \(isQuotedDate ? "a string" : found)", allowed: allowed))
             }

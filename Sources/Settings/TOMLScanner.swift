@@ -30,6 +30,9 @@ struct TOMLScanner {
     let lineStarts: [Int]
     var index = 0
     var entries: [TOMLSourceMap.Entry] = []
+    /// The offset of the first key written with a character TOML does not allow in a bare key (see
+    /// ``scanKeyComponent()``).
+    var firstMalformedKey: Int?
     var section: [String] = []
     /// Bytes walked to find columns.
     var cost = 0
@@ -172,9 +175,25 @@ struct TOMLScanner {
             return scanSingleLineString(quote: ASCII.apostrophe, escapes: false)
         default:
             let start = index
+            // This scan is lenient so that a line with a typo is still placed; but toml++ (TOMLKit 0.6)
+            // aborts the process on an assertion when a table header's key starts with a character
+            // that is neither a quote nor allowed in a bare key (`[;providers]`), so such a key is
+            // recorded and the document refused before toml++ reads it.
+            if !Self.isStrictBareKeyByte(byte), firstMalformedKey == nil { firstMalformedKey = start }
             while let byte = peek(), isBareKeyByte(byte) { index += 1 }
             guard index > start else { return nil }
             return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+    }
+
+    /// The characters TOML allows in a bare key: ASCII letters and digits, `_` and `-`.
+    static func isStrictBareKeyByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
         }
     }
 

@@ -71,6 +71,9 @@ package struct TOMLSourceMap: Sendable {
     /// The steps building the map took (bytes walked to find columns, statements recorded): with
     /// the steps of lookups, what tests bound to keep the work linear in the file's size.
     package let scanCost: Int
+    /// Where the first key written with a character a bare key cannot have is (`[;providers]`,
+    /// `name;x = 1`), if any: the document is not TOML.
+    package let firstMalformedKey: Position?
     /// The first statement of each key path, by index into ``entries``.
     private let firstByPath: [[String]: Int]
     /// The first statement inside each table (of a longer key path), by index into ``entries``.
@@ -84,6 +87,7 @@ package struct TOMLSourceMap: Sendable {
         self.bytes = scanner.bytes
         self.entries = scanner.entries
         self.lineStarts = scanner.lineStarts
+        self.firstMalformedKey = scanner.firstMalformedKey.map { scanner.position($0) }
         // Lookups by path are what placing each problem costs: indexed, a file of many problems is
         // placed in linear time (a search per problem made 10k unknown keys take minutes).
         var firstByPath: [[String]: Int] = [:]

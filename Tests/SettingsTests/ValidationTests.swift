@@ -145,6 +145,17 @@ struct ValidationTests {
                 == ["\(p):2:9: invalid TOML: error while parsing value: could not determine value type"])
     }
 
+    /// toml++ (inside TOMLKit) aborts the whole process on an assertion for these headers: the daemon
+    /// reloading such a file died, and so did forecastctl. Found by scripts/fuzz (FuzzSettings).
+    @Test(
+        "a header or key starting with a character no key may have is an error, not a crash",
+        arguments: ["[;providers]\n", "[display]\n[ ;x]\n", "[[cities]]\n[output. ;x]\n", "[output.{x]\n"])
+    func malformedKey(text: String) {
+        let found = problems(in: text)
+        #expect(found.count == 1)
+        #expect(found.first?.contains("invalid TOML: a key is letters, digits, \"_\" and \"-\", or a quoted string") == true)
+    }
+
     @Test("a key given twice is a syntax error")
     func duplicateKey() {
         #expect(
