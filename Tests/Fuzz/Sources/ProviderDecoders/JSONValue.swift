@@ -1,0 +1,1 @@
+../../../../Sources/WeatherProviders/JSONValue.swift

@@ -1,0 +1,1 @@
+../../../../Sources/WeatherProviders/OpenMeteoQuarterHour.swift
