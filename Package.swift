@@ -3,7 +3,7 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
-//   executables → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+//   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
@@ -196,20 +196,23 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Executables
+        // MARK: Command lines
 
-        .executableTarget(
-            name: "forecastd",
+        /// forecastd's command line: flags, logging, wiring the concrete parts, running.
+        .target(
+            name: "ForecastdCommand",
             dependencies: [
                 "Daemon", "Settings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/forecastd",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "forecastctl",
+        /// forecastctl's commands: the user's command line.
+        .target(
+            name: "ForecastctlCommands",
             dependencies: [
                 "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
                 "WeatherProviders",
@@ -217,6 +220,25 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/forecastctl",
+            swiftSettings: strict
+        ),
+
+        // MARK: Executables
+
+        /// forecastd, which is forecastctl too when started under that name: the release installs forecastctl
+        /// as a link to it, so both share one copy of the Swift runtime, Foundation and ICU (scripts/release).
+        .executableTarget(
+            name: "forecastd",
+            dependencies: ["ForecastdCommand", "ForecastctlCommands"],
+            path: "Sources/Programs/forecastd",
+            swiftSettings: strict
+        ),
+        /// forecastctl on its own, for `swift run forecastctl` and the tests.
+        .executableTarget(
+            name: "forecastctl",
+            dependencies: ["ForecastctlCommands"],
+            path: "Sources/Programs/forecastctl",
             swiftSettings: strict
         ),
 

@@ -10,7 +10,6 @@ import Settings
     import Glibc
 #endif
 
-@main
 struct Forecastctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecastctl",

@@ -10,7 +10,6 @@ import Settings
     import Glibc
 #endif
 
-@main
 struct Forecastd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecastd",
