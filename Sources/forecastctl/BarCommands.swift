@@ -28,18 +28,22 @@ struct FormatOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "FORMAT"))
+            "Output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "FORMAT"),
+        completion: Completions.formats)
     var format: String?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"))
+        help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"),
+        completion: Completions.iconSets)
     var icons: String?
 
     @Option(name: .long, help: ArgumentHelp("Template for --format template, e.g. '%c %t' or '{icon} {temp}'.", valueName: "TEXT"))
     var template: String?
 
-    @Option(name: .long, help: ArgumentHelp("One of the listed cities (its id or name) instead of here.", valueName: "CITY"))
+    @Option(
+        name: .long, help: ArgumentHelp("One of the listed cities (its id or name) instead of here.", valueName: "CITY"),
+        completion: Completions.cityIDs)
     var city: String?
 
     func validate() throws {
@@ -208,7 +212,9 @@ struct ForecastCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"))
+    @Option(
+        name: .long, help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"),
+        completion: Completions.iconSets)
     var icons: String = "emoji"
 
     func validate() throws {

@@ -165,7 +165,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+            completion: Completions.cityIDs)
         var words: [String] = []
 
         func run() throws {
@@ -187,7 +189,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+            completion: Completions.cityIDs)
         var words: [String] = []
 
         func run() throws {
@@ -203,7 +207,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+            completion: Completions.cityIDs)
         var words: [String] = []
 
         func run() throws {
@@ -263,7 +269,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The CSV file to write, or - for standard output.", valueName: "FILE"))
+        @Argument(
+            help: ArgumentHelp("The CSV file to write, or - for standard output.", valueName: "FILE"),
+            completion: Completions.csvFile)
         var file: String
 
         func run() throws {
@@ -310,7 +318,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The CSV file to read, or - for standard input.", valueName: "FILE"))
+        @Argument(
+            help: ArgumentHelp("The CSV file to read, or - for standard input.", valueName: "FILE"),
+            completion: Completions.csvFile)
         var file: String
 
         func run() throws {
