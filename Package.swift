@@ -36,12 +36,14 @@ let package = Package(
     targets: [
         // MARK: C
 
-        /// libgps, the gpsd client library. Only `Location` imports it.
+        /// libgps, the gpsd client library, read through accessor functions (`shim.h`). Only `Location` imports it.
         .systemLibrary(
             name: "CGPS",
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
+        /// The libgps API version from `gps.h`, for the executables' `--version`; header only, links nothing.
+        .systemLibrary(name: "CGPSVersion"),
 
         // MARK: Model
 
@@ -202,7 +204,7 @@ let package = Package(
         .target(
             name: "ForecastdCommand",
             dependencies: [
-                "Daemon", "Settings",
+                "Daemon", "Settings", "Control", "CGPSVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -214,7 +216,7 @@ let package = Package(
         .target(
             name: "ForecastctlCommands",
             dependencies: [
-                "Control", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
+                "Control", "CGPSVersion", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
                 "WeatherProviders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

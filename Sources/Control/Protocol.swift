@@ -21,6 +21,12 @@ public enum ControlProtocol {
 /// The version of forecastd and forecastctl, from one place.
 public enum ForecastdVersion {
     public static let current = "0.1.0"
+
+    /// What `--version` prints: `forecastd 0.1.0 (libgps API 11.0)`, naming the libgps API the binaries were
+    /// compiled against (gpsd 3.22 is API 11, 3.25 is API 14), since that is what a bug report needs to know.
+    public static func versionLine(program: String, libgpsMajor: Int32, libgpsMinor: Int32) -> String {
+        "\(program) \(current) (libgps API \(libgpsMajor).\(libgpsMinor))"
+    }
 }
 
 /// The first line the daemon sends on a new connection.

@@ -6,10 +6,12 @@ import Logging
 /// Positions from gpsd, read through libgps on a dedicated thread.
 ///
 /// `run` connects to gpsd, asks it to stream JSON reports and turns each usable TPV report into a
-/// ``LocationEvent/fix(_:)``. When gpsd is absent or goes away it reports ``LocationEvent/unavailable(source:reason:)``
-/// once per outage and keeps reconnecting with exponential backoff. libgps blocks, so all of this runs on a thread
-/// of its own, never on the Swift concurrency pool; cancelling the calling task stops the thread within about
-/// a quarter of a second and closes the connection.
+/// ``LocationEvent/fix(_:)``; reports that cannot be believed (see ``GPSDReport/judged(receivedAt:)``) are refused.
+/// When gpsd is absent or goes away it reports ``LocationEvent/unavailable(source:reason:)`` once per outage and
+/// keeps reconnecting with exponential backoff. Connecting through libgps blocks (name lookup, connect), so all of
+/// this runs on a thread of its own, never on the Swift concurrency pool. The thread sleeps in poll(2) on gpsd's socket and a stop descriptor, with no timeout
+/// (between reconnections, on the stop descriptor until the backoff ends): it wakes only when gpsd sends something,
+/// and cancelling the calling task wakes it at once to close the connection.
 public final class GPSDLocationProvider: LocationProvider {
     /// How long to wait between connection attempts: `initial`, doubling after each failure up to `maximum`.
     public struct Backoff: Sendable, Hashable {
@@ -45,7 +47,16 @@ public final class GPSDLocationProvider: LocationProvider {
     /// Reads gpsd until the calling task is cancelled. Returns once the reader thread has closed the connection
     /// and can deliver nothing more.
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
-        let stop = StopSignal()
+        guard let stop = StopSignal() else {
+            let reason = "Cannot make a descriptor to stop the gpsd reader: \(String(cString: strerror(cgps_errno())))."
+            logger.error("gpsd will not be read.", metadata: ["reason": "\(reason)"])
+            deliver(.unavailable(source: .gpsd, reason: reason))
+            // `run` lasts until cancelled, whatever happens: a stream that is never fed ends with the task.
+            let (cancelled, continuation) = AsyncStream<Never>.makeStream()
+            for await _ in cancelled {}
+            continuation.finish()
+            return
+        }
         let host = host
         let port = port
         let backoff = backoff
@@ -69,39 +80,72 @@ public final class GPSDLocationProvider: LocationProvider {
     }
 }
 
-/// A flag the reader thread polls, and a sleep that the flag cuts short.
-final class StopSignal: @unchecked Sendable {
-    // NSCondition guards `stopped`; that is what makes the unchecked Sendable sound.
-    private let condition = NSCondition()
-    private var stopped = false
-
-    var isStopped: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopped
+/// Wakes the reader thread to stop, and the one place it waits: gpsd's socket, the backoff, or nothing, always
+/// together with this signal's own descriptor (an eventfd). Nothing wakes the thread but data, a deadline it
+/// chose, or the stop.
+final class StopSignal: Sendable {
+    /// What ended a wait.
+    enum Wake {
+        case stopped
+        case readable
+        case deadline
     }
 
+    private let descriptor: Int32
+
+    init?() {
+        let descriptor = cgps_wakeup_descriptor()
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Wakes every wait, now and later. Safe from any thread, any number of times.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        var one: UInt64 = 1
+        _ = write(descriptor, &one, MemoryLayout<UInt64>.size)
     }
 
-    /// Sleeps for `duration` or until stopped, whichever comes first; returns whether stopped.
-    func sleep(for duration: Duration) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: duration.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !stopped {
-            if !condition.wait(until: deadline) { break }
+    /// Whether ``stop()`` has been called (a wait that returns at once).
+    var isStopped: Bool { wait(readable: nil, until: .now) == .stopped }
+
+    /// Blocks until `socket` is readable (or has failed), ``stop()`` is called, or `deadline` passes (nil: never).
+    /// A stop wins over everything else that is ready.
+    func wait(readable socket: Int32?, until deadline: ContinuousClock.Instant?) -> Wake {
+        var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
+        while true {
+            var timeout: Int32 = -1
+            if let deadline {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                if remaining <= .zero {
+                    timeout = 0
+                } else {
+                    // Rounded up, so the wait never ends before the deadline and has to be repeated.
+                    let (seconds, attoseconds) = remaining.components
+                    let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+                    timeout = Int32(clamping: milliseconds)
+                }
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 {
+                // A signal interrupted the wait: wait again for what is left. Any other failure (ENOMEM) must
+                // not become a busy loop, so it counts as the descriptors being ready and the callers read.
+                if cgps_errno() == EINTR { continue }
+                return socket == nil ? .deadline : .readable
+            }
+            if descriptors[0].revents != 0 { return .stopped }
+            if ready > 0 { return .readable }
+            if timeout >= 0 { return .deadline }
         }
-        return stopped
     }
 }
 
 extension Duration {
-    /// The duration in seconds, for Foundation APIs.
+    /// The duration in seconds, for Foundation APIs and logs.
     var seconds: Double {
         let (whole, attoseconds) = components
         return Double(whole) + Double(attoseconds) / 1e18
@@ -110,9 +154,9 @@ extension Duration {
 
 /// The body of the reader thread: connect, stream, reconnect. Lives on that one thread only.
 private final class GPSDReader {
-    /// How long one wait for gpsd's next line may last. It bounds how quickly cancellation is noticed;
-    /// at gpsd's usual 1 Hz it costs about four wake-ups a second, which is idle for a daemon.
-    private static let pollMicroseconds: Int32 = 250_000
+    /// How many reports to read in a row before looking at the stop signal: a peer that never stops sending
+    /// cannot keep the reader from stopping.
+    private static let reportsBetweenStopChecks = 64
 
     private let host: String
     private let port: Int
@@ -126,7 +170,7 @@ private final class GPSDReader {
 
     /// Identifies a delivered fix, so that the several reports gpsd sends for one epoch become one event.
     private struct FixKey: Equatable {
-        var seconds: Int
+        var seconds: Int64
         var nanoseconds: Int
         var coordinate: Coordinate
 
@@ -144,6 +188,8 @@ private final class GPSDReader {
 
     private var fixState = FixState.unknown
     private var lastFix: FixKey?
+    /// The kinds of implausible data already logged on this connection: each is logged once, not per report.
+    private var problemsLogged: Set<GPSDProblem.Kind> = []
 
     init(
         host: String, port: Int, backoff: GPSDLocationProvider.Backoff, logger: Logger, stop: StopSignal,
@@ -158,24 +204,23 @@ private final class GPSDReader {
     }
 
     func run() {
-        // gps_data_t is about 24 kB: allocate it once, zeroed, for the whole life of the thread.
-        guard let raw = calloc(1, MemoryLayout<gps_data_t>.size) else {
+        // gps_data_t is tens of kilobytes: allocate it once, zeroed, for the whole life of the thread.
+        guard let data = cgps_new() else {
             logger.error("Could not allocate memory for libgps; gpsd will not be read.")
             deliver(.unavailable(source: .gpsd, reason: "Could not allocate memory for libgps."))
             // `run` must last until cancelled, whatever happens here.
-            while !stop.sleep(for: .seconds(3600)) {}
+            _ = stop.wait(readable: nil, until: nil)
             return
         }
-        defer { free(raw) }
-        let data = raw.bindMemory(to: gps_data_t.self, capacity: 1)
+        defer { cgps_free(data) }
 
         var delay = backoff.initial
         var outageReported = false
         while !stop.isStopped {
-            let opened = gps_open(host, String(port), data)
+            let opened = cgps_open(host, String(port), data)
             guard opened == 0 else {
-                // The struct is unusable now (gps_fd holds an error code): touch nothing but a fresh gps_open.
-                let reason = "Cannot connect to gpsd at \(host):\(port): \(Self.describe(cgps_errno()))."
+                // The struct is unusable now (gps_fd holds an error code): touch nothing but a fresh open.
+                let reason = "Cannot connect to gpsd at \(host):\(port): \(Self.describe(opened))."
                 if !outageReported {
                     logger.warning(
                         "gpsd is unavailable; retrying with backoff.",
@@ -183,25 +228,26 @@ private final class GPSDReader {
                     deliver(.unavailable(source: .gpsd, reason: reason))
                     outageReported = true
                 }
-                if stop.sleep(for: delay) { break }
+                if stop.wait(readable: nil, until: .now + delay) == .stopped { break }
                 delay = min(delay * 2, backoff.maximum)
                 continue
             }
 
-            prepareSocket(fd: data.pointee.gps_fd)
+            prepareSocket(cgps_fd(data))
             fixState = .unknown
             lastFix = nil
+            problemsLogged = []
             let end: StreamEnd
             var receivedAnything = false
-            if gps_stream(data, cgps_watch_json(), nil) != 0 {
+            if cgps_stream_json(data) != 0 {
                 end = .lost(reason: "gpsd at \(host):\(port) did not accept the request to stream reports.")
             } else {
-                logger.info("Connected to gpsd.")
+                logger.info("Connected to gpsd.", metadata: ["libgps.api": "\(GPSDReport.libgpsAPI)"])
                 deliver(.connected(source: .gpsd))
                 outageReported = false
                 end = stream(data, receivedAnything: &receivedAnything)
             }
-            gps_close(data)
+            cgps_close(data)
 
             guard case .lost(let reason) = end else { break }
             // A connection that carried reports was a working one: start the backoff afresh. One that gpsd
@@ -212,89 +258,97 @@ private final class GPSDReader {
                 deliver(.unavailable(source: .gpsd, reason: reason))
                 outageReported = true
             }
-            if stop.sleep(for: delay) { break }
+            if stop.wait(readable: nil, until: .now + delay) == .stopped { break }
             delay = min(delay * 2, backoff.maximum)
         }
         logger.debug("Stopped reading from gpsd.")
     }
 
-    /// Reads reports until the connection fails or the provider is stopped.
+    /// Reads reports until the connection fails or the provider is stopped, sleeping in poll(2) between them.
     private func stream(_ data: UnsafeMutablePointer<gps_data_t>, receivedAnything: inout Bool) -> StreamEnd {
-        while !stop.isStopped {
-            // gpsd drops clients that fall behind, so read whenever there is anything to read.
-            guard gps_waiting(data, Self.pollMicroseconds) else { continue }
-            let count = gps_read(data, nil, 0)
+        let socket = cgps_fd(data)
+        var untilStopCheck = Self.reportsBetweenStopChecks
+        while true {
+            // gpsd drops clients that fall behind, so read everything there is before waiting again. libgps
+            // keeps what one recv brought beyond the first line, so the socket alone does not say when it is
+            // all read: a read that finds no complete line does.
+            var error: Int32 = 0
+            let count = cgps_read(data, &error)
             if count < 0 {
-                let code = cgps_errno()
-                if code == 0 { return .lost(reason: "gpsd at \(host):\(port) closed the connection.") }
-                return .lost(reason: "Reading from gpsd at \(host):\(port) failed: \(Self.describe(code)).")
+                if error == 0 { return .lost(reason: "gpsd at \(host):\(port) closed the connection.") }
+                return .lost(reason: "Reading from gpsd at \(host):\(port) failed: \(Self.describe(error)).")
             }
-            if count == 0 {
-                // Only part of a line has arrived. gps_waiting would now return true at once, so wait on the
-                // socket for the rest instead of spinning.
-                waitReadable(fd: data.pointee.gps_fd)
+            if count > 0 {
+                receivedAnything = true
+                handleReport(data)
+                // libgps never clears `set`; without this an old TPV would look new after the next SKY.
+                cgps_clear_set(data)
+                untilStopCheck -= 1
+                if untilStopCheck == 0 {
+                    if stop.isStopped { return .stopped }
+                    untilStopCheck = Self.reportsBetweenStopChecks
+                }
                 continue
             }
-            receivedAnything = true
-            handleReport(data)
-            // libgps never clears `set`; without this an old TPV would look new after the next SKY.
-            data.pointee.set = 0
+            untilStopCheck = Self.reportsBetweenStopChecks
+            if stop.wait(readable: socket, until: nil) == .stopped { return .stopped }
         }
-        return .stopped
     }
 
     private func handleReport(_ data: UnsafeMutablePointer<gps_data_t>) {
-        guard data.pointee.set & MODE_SET != 0 else { return }
-        let fix = data.pointee.fix
-        guard fix.mode >= MODE_2D else {
-            reportNoFix(message: "gpsd reports no fix.")
+        let report = GPSDReport(data)
+        switch report.judged(receivedAt: Date()) {
+        case .notAFix:
             return
+        case .noFix:
+            setNoFix(log: "gpsd reports no fix.")
+        case .refused(let problem):
+            if problemsLogged.insert(problem.kind).inserted {
+                logger.warning(
+                    "gpsd reported a fix that cannot be believed; ignoring it and any like it on this connection.",
+                    metadata: ["gps.problem": "\(problem.kind.rawValue)", "gps.detail": "\(problem.description)"])
+            }
+            setNoFix(log: nil)
+        case .fix(let fix, let problem):
+            let key = FixKey(seconds: report.seconds, nanoseconds: report.nanoseconds, coordinate: fix.coordinate)
+            if let lastFix, key.isSameFix(as: lastFix) { return }
+            lastFix = key
+            if let problem, problemsLogged.insert(problem.kind).inserted {
+                logger.warning(
+                    "gpsd's fix times are ahead of this machine's clock; using the positions without them.",
+                    metadata: ["gps.problem": "\(problem.kind.rawValue)", "gps.detail": "\(problem.description)"])
+            }
+            if fixState != .fix {
+                logger.info(
+                    "gpsd has a fix.",
+                    metadata: [
+                        "gps.mode": "\(report.mode)",
+                        "gps.accuracy_m": "\(fix.accuracyMeters.map { "\($0)" } ?? "unknown")",
+                        "gps.status": "\(report.status)",
+                        "gps.satellites_used": "\(report.satellitesUsed)",
+                        "gps.device": "\(report.device.isEmpty ? "unnamed" : report.device)",
+                    ])
+                fixState = .fix
+            }
+            deliver(.fix(fix))
         }
-        let coordinate = Coordinate(latitude: fix.latitude, longitude: fix.longitude)
-        guard coordinate.isPlausible else {
-            // NaN or (0, 0) with a 2D/3D mode: a receiver glitch, not a position.
-            reportNoFix(message: "gpsd reports a fix at an implausible position; ignoring it.")
-            return
-        }
-        let key = FixKey(seconds: fix.time.tv_sec, nanoseconds: fix.time.tv_nsec, coordinate: coordinate)
-        if let lastFix, key.isSameFix(as: lastFix) { return }
-        lastFix = key
-
-        let horizontalErrors = [fix.epx, fix.epy].filter { $0.isFinite && $0 >= 0 }
-        let accuracy = fix.eph.isFinite && fix.eph >= 0 ? fix.eph : horizontalErrors.max()
-        let fixTime =
-            key.seconds == 0 && key.nanoseconds == 0
-            ? nil : Date(timeIntervalSince1970: Double(key.seconds) + Double(key.nanoseconds) / 1e9)
-        let locationFix = LocationFix(
-            coordinate: coordinate, source: .gpsd, accuracyMeters: accuracy,
-            altitudeMeters: fix.altMSL.isFinite ? fix.altMSL : nil, fixTime: fixTime, receivedAt: Date())
-        if fixState != .fix {
-            logger.info(
-                "gpsd has a fix.",
-                metadata: ["gps.mode": "\(fix.mode)", "gps.accuracy_m": "\(accuracy.map { "\($0)" } ?? "unknown")"])
-            fixState = .fix
-        }
-        deliver(.fix(locationFix))
     }
 
-    private func reportNoFix(message: Logger.Message) {
+    /// Tells the consumer there is no fix, once per change.
+    private func setNoFix(log message: Logger.Message?) {
         guard fixState != .noFix else { return }
-        logger.info(message)
+        if let message { logger.info(message) }
         fixState = .noFix
         deliver(.noFix(source: .gpsd))
     }
 
-    /// Bounds how long libgps's blocking `recv` may wait, so a half-sent line cannot hold the thread past a stop,
-    /// and keeps the socket out of any child process, where it would outlive gps_close and keep gpsd talking.
-    private func prepareSocket(fd: Int32) {
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        var timeout = timeval(tv_sec: 0, tv_usec: Int(Self.pollMicroseconds))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    private func waitReadable(fd: Int32) {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, Self.pollMicroseconds / 1000)
+    /// Makes reads return at once when nothing is there (the thread waits in poll, never in recv, so a stop
+    /// is always seen), and keeps the socket out of any child process, where it would outlive the connection
+    /// and keep gpsd talking.
+    private func prepareSocket(_ socket: Int32) {
+        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+        let flags = fcntl(socket, F_GETFL)
+        if flags >= 0 { _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK) }
     }
 
     /// Text for a libgps error: negative codes are libgps's own (see `gps_errstr`), positive ones are errno values.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGPSVersion
 import Control
 import ForecastModel
 import Foundation
@@ -62,7 +63,8 @@ struct Forecastctl: ParsableCommand {
               The nearest place to a coordinate, without a daemon:
                   forecastctl place 48.85 2.35
             """,
-        version: ForecastdVersion.current,
+        version: ForecastdVersion.versionLine(
+            program: "forecastctl", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor()),
         subcommands: [
             Status.self, Watch.self, ForecastCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
             SetCommand.self, ConfigCommand.self, ReloadCommand.self, LocateCommand.self,

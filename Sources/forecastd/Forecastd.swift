@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGPSVersion
 import Control
 import Daemon
 import Foundation
@@ -79,7 +80,8 @@ struct Forecastd: AsyncParsableCommand {
               Run as a system service for every user of the machine:
                   systemctl enable --now forecastd
             """,
-        version: ForecastdVersion.current
+        version: ForecastdVersion.versionLine(
+            program: "forecastd", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor())
     )
 
     @Option(name: .long, help: ArgumentHelp("Settings file to read.", valueName: "PATH"), completion: .file(extensions: ["toml"]))

@@ -63,10 +63,13 @@ struct EndToEndTests {
         #expect(request.uri.contains("latitude=48.9&longitude=2.33&"))
         #expect(request.uri.contains("timezone=auto"))
 
-        // The status file and the socket carry the same report, byte for byte.
-        let fromSocket = try await socketReportLine(daemon.socketPath)
-        let fromFile = try String(contentsOfFile: daemon.statusFilePath, encoding: .utf8)
-        #expect(fromFile == fromSocket + "\n")
+        // The status file and the socket carry the same report, byte for byte. The file is written after each
+        // publication, so on a loaded machine it may trail the socket for a moment: wait for it to catch up.
+        var fromSocket = ""
+        try await daemon.wait(for: "the status file to carry the socket's report") {
+            fromSocket = try await socketReportLine(daemon.socketPath)
+            return (try? String(contentsOfFile: daemon.statusFilePath, encoding: .utf8)) == fromSocket + "\n"
+        }
         let schema = try await validateAgainstSchema(fromSocket)
         #expect(schema.valid, "\(schema.output)")
 
