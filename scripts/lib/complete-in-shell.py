@@ -9,11 +9,14 @@ completions that run forecastctl (city ids), which fish and zsh offer only in an
 Programs are found on PATH.
 """
 
+import fcntl
 import os
 import pty
 import re
 import select
+import struct
 import sys
+import termios
 import time
 
 
@@ -51,6 +54,8 @@ def main():
     if pid == 0:
         os.environ["TERM"] = "dumb"
         os.execvp(argv[0], argv)
+    # A terminal wide enough that no command line wraps (a wrapped line is redrawn in pieces).
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 1000, 0, 0))
     read(fd, 10, quiet=1)
     if shell != "fish":
         os.write(fd, setup.encode() + b"\r")
