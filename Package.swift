@@ -3,10 +3,15 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
-//   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, Gazetteer, WeatherProviders, Rendering, Settings, Control) → ForecastModel
+//   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, WeatherProviders,
+//   Rendering, Settings, Control) → ForecastModel; the command lines also use Gazetteer (the daemon gets it as
+//   ForecastModel's PlaceNaming and PlaceSearching). Daemon talks to systemd through Systemd (no other dependency
+//   of its own).
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
+//   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
+//   (NetworkManager, logind) can build on DBus too.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -59,7 +64,8 @@ let package = Package(
 
         // MARK: Settings
 
-        /// The TOML settings file: discovery, decoding, validation with file:line errors, defaults.
+        /// The TOML settings file: the settings table (every key once), discovery, decoding and validation
+        /// with file:line errors, the documented file, and the one edit API forecastctl and the socket share.
         .target(
             name: "Settings",
             dependencies: [
@@ -81,7 +87,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings"], swiftSettings: strict),
+        .testTarget(
+            name: "CitiesCSVTests", dependencies: ["CitiesCSV", "Settings", "ForecastModel"], swiftSettings: strict),
 
         // MARK: History
 
@@ -130,7 +137,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationTests",
-            dependencies: ["Location", "TestSupport"],
+            dependencies: [
+                "Location", "ForecastModel", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -160,16 +170,61 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Warnings
+
+        /// Official weather warnings for a position (NWS, MET Norway, DWD through Bright Sky, MeteoAlarm):
+        /// decoders, geometry, matching, merging, and the sources over HTTP. Ships MeteoAlarm's region
+        /// shapes (Resources/meteoalarm-areas.jsonl, docs/warnings.md).
+        .target(
+            name: "Warnings",
+            dependencies: [
+                "ForecastModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/meteoalarm-areas.jsonl")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WarningsTests",
+            dependencies: [
+                "Warnings", "ForecastModel", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Rendering
 
         /// Turns a report into what readers see: JSON and the human summary.
         .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"], swiftSettings: strict),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ForecastModel"], swiftSettings: strict),
 
         // MARK: Control
 
         /// The socket protocol's types and a blocking client, shared by forecastctl and tests.
         .target(name: "Control", dependencies: ["ForecastModel"], swiftSettings: strict),
+
+        // MARK: systemd
+
+        /// The service manager's protocols, written directly: sd_notify(3) (readiness, status, reload,
+        /// watchdog) and sd_listen_fds(3) (socket activation).
+        .target(
+            name: "Systemd",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
 
         // MARK: Daemon
 
@@ -177,13 +232,14 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ForecastModel", "FileStore", "Settings", "Gazetteer", "Location", "WeatherProviders", "Rendering",
-                "Control", "History",
+                "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
+                "History", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
@@ -191,10 +247,33 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "TestSupport", "Settings", "Control", "Location",
+                "Daemon", "TestSupport", "Settings", "Control", "Location", "ForecastModel", "Rendering",
+                "WeatherProviders",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            swiftSettings: strict
+        ),
+
+        // MARK: D-Bus
+
+        /// libsystemd's sd-bus, the D-Bus client library. Only `DBus` imports it.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        /// A small, Sendable D-Bus client over sd-bus: typed values, method calls, signals as async sequences,
+        /// one thread per connection that sleeps in poll() on the bus.
+        .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
+        /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
+        .target(name: "DesktopNotifications", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "DesktopNotificationsTests",
+            dependencies: ["DesktopNotifications", "DBus", "TestSupport"],
             swiftSettings: strict
         ),
 
@@ -204,7 +283,7 @@ let package = Package(
         .target(
             name: "ForecastdCommand",
             dependencies: [
-                "Daemon", "Settings", "Control", "CGPSVersion",
+                "Daemon", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -247,10 +326,11 @@ let package = Package(
         // MARK: Tests that run the real programs
 
         /// Real peers for tests: a replaying HTTP server, gpsfake + gpsd, the daemon as a child process,
-        /// and the recorded fixtures under Tests/Fixtures.
+        /// a private D-Bus daemon with python-dbusmock services, and the recorded fixtures under Tests/Fixtures.
         .target(
             name: "TestSupport",
             dependencies: [
+                "DBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,4 @@
-// The only C in forecastd: libgps, the gpsd client library, seen from Swift.
+// libgps, the gpsd client library, seen from Swift. (CGPSVersion only reads its version, for --version.)
 //
 // Swift never reads a field of gps_data_t: everything it needs goes through the accessors below, which
 // are compiled (static inline, into the Swift module that imports this one) against whatever gps.h the

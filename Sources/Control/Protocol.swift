@@ -13,9 +13,11 @@ public enum ControlProtocol {
     /// connection closed, so a misbehaving client cannot make the daemon buffer without end.
     public static let maxRequestLength = 1024
     /// Every request the daemon knows.
-    public static let requests = ["report", "watch", "refresh", "status", "locate", "units", "pin", "unpin", "mode", "reload"]
+    public static let requests = [
+        "report", "watch", "refresh", "status", "locate", "units", "pin", "unpin", "mode", "set", "reload",
+    ]
     /// Requests that change settings: accepted only from the daemon's own user or root.
-    public static let settingRequests: Set<String> = ["units", "pin", "unpin", "mode", "reload", "refresh"]
+    public static let settingRequests: Set<String> = ["units", "pin", "unpin", "mode", "set", "reload", "refresh"]
 }
 
 /// The version of forecastd and forecastctl, from one place.

@@ -8,7 +8,12 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Settings
+import Systemd
 import WeatherProviders
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Wires the daemon's parts together and runs them under one ServiceGroup until SIGTERM or SIGINT.
 public struct Daemon: Sendable {
@@ -16,7 +21,8 @@ public struct Daemon: Sendable {
     public let settingsPath: String?
     public let explicitSettingsPath: String?
     public let isSystemService: Bool
-    public let places: (any PlaceNaming)?
+    /// The gazetteer: names positions, and finds places by name for `pin PLACE` on the socket.
+    public let places: (any PlaceNaming & PlaceSearching)?
     public let logger: Logger
 
     /// - Parameters:
@@ -25,7 +31,7 @@ public struct Daemon: Sendable {
     ///   - explicitSettingsPath: `--config`, so reloads search the same way start-up did.
     public init(
         settings: Settings, settingsPath: String?, explicitSettingsPath: String?, isSystemService: Bool,
-        places: (any PlaceNaming)?, logger: Logger
+        places: (any PlaceNaming & PlaceSearching)?, logger: Logger
     ) {
         self.settings = settings
         self.settingsPath = settingsPath
@@ -66,7 +72,29 @@ public struct Daemon: Sendable {
         return ProviderChain(providers: providers, coordinatePrecision: settings.coordinatePrecision, logger: logger)
     }
 
+    /// The socket systemd passed that the daemon serves: the listening Unix stream socket (the
+    /// first, should there be several). Descriptors it cannot serve are closed, and said so.
+    static func socketToServe(_ passed: SocketActivation.Passed, logger: Logger) -> SocketActivation.PassedSocket? {
+        if let reason = passed.ignoredBecause {
+            logger.warning("Ignoring the sockets systemd announced.", metadata: ["reason": "\(reason)"])
+        }
+        var chosen: SocketActivation.PassedSocket?
+        for socket in passed.sockets {
+            if socket.unixPath != nil, chosen == nil {
+                chosen = socket
+                continue
+            }
+            logger.warning(
+                "systemd passed a descriptor forecastd cannot serve; closing it.",
+                metadata: ["descriptor": "\(socket.descriptor)", "name": "\(socket.name)", "kind": "\(socket.kind)"])
+            close(socket.descriptor)
+        }
+        return chosen
+    }
+
     public func run() async throws {
+        // Taken first, so the variables are gone before anything could start a child process.
+        let passed = SocketActivation.take()
         // Start-up code (argument parsing, settings, library initialisers) is done with: let only
         // the code the running daemon uses stay resident.
         let advised = ResidentText.trim()
@@ -76,7 +104,7 @@ public struct Daemon: Sendable {
         httpConfiguration.connectionPool.retryConnectionEstablishment = false
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
         do {
-            try await runServices(httpClient: httpClient)
+            try await runServices(httpClient: httpClient, passed: passed)
         } catch {
             try? await httpClient.shutdown()
             throw error
@@ -84,8 +112,10 @@ public struct Daemon: Sendable {
         try await httpClient.shutdown()
     }
 
-    private func runServices(httpClient: HTTPClient) async throws {
+    private func runServices(httpClient: HTTPClient, passed: SocketActivation.Passed) async throws {
         let configuration = DaemonConfiguration(settings)
+        let notifier = SystemdNotifier(logger: logger)
+        let startup = StartupGate()
         let state = ForecastState(configuration: configuration, places: places, logger: logger)
 
         // The last good report and position from before a restart, published at once (stale).
@@ -94,10 +124,13 @@ public struct Daemon: Sendable {
             logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
             await state.restore(saved)
         }
+        // Judged once before anything is served: the first report a client or systemd sees already
+        // has the pin, rather than the blank state the actor starts from.
+        await state.tick()
 
         let reloader = SettingsReloader(
             initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
-            isSystemService: isSystemService, state: state, logger: logger)
+            isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
         let logger = self.logger
         let places = self.places
         // The last IP lookup survives restarts, so restarting never means another lookup within the hour.
@@ -109,14 +142,19 @@ public struct Daemon: Sendable {
         socketOptions.hotCelsius = settings.display.hotCelsius
         socketOptions.coldCelsius = settings.display.coldCelsius
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
-        socketOptions.changeSettings = { request in
-            await SocketSettingsChange.apply(request, settingsPath: settingsPath, explicitPath: explicitSettingsPath, reloader: reloader)
+        socketOptions.changeSettings = { [explicitSettingsPath] request in
+            await SocketSettingsChange.apply(
+                request, explicitPath: explicitSettingsPath, places: places, reloader: reloader)
         }
+        socketOptions.passedSocket = Self.socketToServe(passed, logger: logger)
+        socketOptions.listening = { startup.done(.socketListening) }
 
         // Readers first, so they are up before the first report changes, and shut down last.
         var parts: [any Service] = [
             StateService(store: store, state: state, logger: logger),
-            StatusFileService(path: configuration.statusFile, state: state, logger: logger),
+            StatusFileService(
+                path: configuration.statusFile, state: state, logger: logger,
+                published: { startup.done(.reportPublished) }),
         ]
         for file in settings.output.files {
             parts.append(
@@ -147,6 +185,14 @@ public struct Daemon: Sendable {
                 Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
             },
         ]
+        if notifier.isEnabled {
+            // Last, so that graceful shutdown reaches it first: STOPPING=1 before anything stops.
+            let watchdog = SystemdNotifier.watchdogInterval().map { interval in
+                // A round trip through the state owner: a wedged actor stops the pings.
+                Watchdog(notifier: notifier, interval: interval, probe: { _ = await state.currentConfiguration })
+            }
+            parts.append(SystemdService(notifier: notifier, state: state, startup: startup, watchdog: watchdog))
+        }
         // Whatever ends a service (a failure included), the others stop gracefully, never by
         // cancellation: the socket server drains its accepted connections on graceful shutdown only.
         let services = parts.map {

@@ -5,31 +5,6 @@ import Settings
 
 /// What the daemon's parts need from the settings, in the types they use.
 public struct DaemonConfiguration: Sendable, Hashable {
-    public enum Mode: String, Sendable, Hashable {
-        case auto
-        case pinned
-    }
-
-    public struct GPSD: Sendable, Hashable {
-        public var host: String
-        public var port: Int
-
-        public init(host: String, port: Int) {
-            self.host = host
-            self.port = port
-        }
-    }
-
-    public struct Pin: Sendable, Hashable {
-        public var coordinate: Coordinate
-        public var name: String?
-
-        public init(coordinate: Coordinate, name: String?) {
-            self.coordinate = coordinate
-            self.name = name
-        }
-    }
-
     /// `[location.ip]` when enabled: the services to ask, in order.
     public struct IPLookup: Sendable, Hashable {
         public var endpoints: [IPLocationProvider.Endpoint]
@@ -57,10 +32,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     public var units: UnitSystem
     public var refreshInterval: TimeInterval
-    public var mode: Mode
+    public var mode: LocationMode
     public var pin: Pin?
     /// nil when gpsd is switched off.
-    public var gpsd: GPSD?
+    public var gpsd: GPSDAddress?
     public var maxFixAge: TimeInterval
     public var refreshDistanceKm: Double
     /// The weather services, their order and settings.
@@ -83,7 +58,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var historyRetentionDays: Int = 365
 
     public init(
-        units: UnitSystem, refreshInterval: TimeInterval, mode: Mode, pin: Pin?, gpsd: GPSD?, maxFixAge: TimeInterval,
+        units: UnitSystem, refreshInterval: TimeInterval, mode: LocationMode, pin: Pin?, gpsd: GPSDAddress?,
+        maxFixAge: TimeInterval,
         refreshDistanceKm: Double, providers: Settings.Providers, statusFile: String, socketPath: String
     ) {
         self.units = units
@@ -100,7 +76,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// The position sources the daemon may run in these settings, each with what it needs.
     public enum LocationSourceSpec: Sendable, Hashable {
-        case gpsd(GPSD)
+        case gpsd(GPSDAddress)
         case staticFile(path: String)
         case ip(IPLookup)
     }
@@ -115,10 +91,9 @@ extension DaemonConfiguration {
         self.init(
             units: settings.units,
             refreshInterval: TimeInterval(settings.refreshMinutes * 60),
-            mode: settings.location.mode == .pinned ? .pinned : .auto,
-            pin: settings.location.pin.map { Pin(coordinate: $0.coordinate, name: $0.name) },
-            gpsd: settings.location.gpsd.enabled
-                ? GPSD(host: settings.location.gpsd.host, port: settings.location.gpsd.port) : nil,
+            mode: settings.location.mode,
+            pin: settings.location.pin,
+            gpsd: settings.location.gpsd.enabled ? settings.location.gpsd.address : nil,
             maxFixAge: TimeInterval(settings.location.gpsd.maxFixAgeSeconds),
             refreshDistanceKm: settings.location.refreshDistanceKm,
             providers: settings.providers,
@@ -134,10 +109,8 @@ extension DaemonConfiguration {
         }
         if settings.location.ip.enabled {
             ip = IPLookup(
-                endpoints: settings.location.ip.services.compactMap { service in
-                    IPGeolocationService(rawValue: service.rawValue).map {
-                        IPLocationProvider.Endpoint(service: $0, url: settings.location.ip.url(for: service))
-                    }
+                endpoints: settings.location.ip.services.map { service in
+                    IPLocationProvider.Endpoint(service: service, url: settings.location.ip.url(for: service))
                 })
         }
     }

@@ -346,7 +346,7 @@ public actor ForecastState {
 
     private var policy: LocationPolicy {
         LocationPolicy(
-            mode: configuration.mode == .auto ? .auto : .pinned, maxFixAge: .seconds(configuration.maxFixAge),
+            mode: configuration.mode, maxFixAge: .seconds(configuration.maxFixAge),
             recentFixWindow: .seconds(configuration.recentFixWindow))
     }
 

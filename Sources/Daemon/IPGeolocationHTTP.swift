@@ -1,3 +1,4 @@
+import ForecastModel
 import AsyncHTTPClient
 import Foundation
 import Location

@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 import Settings
+import Systemd
 
 #if canImport(Glibc)
     import Glibc
@@ -11,21 +12,26 @@ import Settings
 
 /// What a reload did, for the log and for `forecastctl reload`.
 public enum ReloadOutcome: Sendable, Hashable {
-    /// New settings are in force; the keys that changed.
-    case applied(source: String, changed: [String])
-    /// The file is unchanged in meaning.
-    case unchanged(source: String)
+    /// New settings are in force; the keys that changed, and the changed keys read only at start,
+    /// which wait for a restart (the settings table says which: ``SettingsApplication``).
+    case applied(source: String, changed: [String], waitingForRestart: [String])
+    /// The file is unchanged in meaning, but for keys that wait for a restart.
+    case unchanged(source: String, waitingForRestart: [String])
     /// The file has problems; the last good settings stay in force.
     case invalid(problems: [String])
 
     /// One line for people.
     public var summary: String {
         switch self {
-        case .applied(let source, let changed):
-            "reloaded \(source): changed \(changed.isEmpty ? "nothing visible" : changed.joined(separator: ", "))"
-        case .unchanged(let source): "reloaded \(source): nothing changed"
+        case .applied(let source, let changed, let waiting):
+            "reloaded \(source): changed \(changed.joined(separator: ", "))" + Self.restartNote(waiting)
+        case .unchanged(let source, let waiting): "reloaded \(source): nothing changed" + Self.restartNote(waiting)
         case .invalid(let problems): "the settings file has errors; the last good settings stay in force:\n" + problems.joined(separator: "\n")
         }
+    }
+
+    private static func restartNote(_ keys: [String]) -> String {
+        keys.isEmpty ? "" : "; read at start, waiting for a restart: " + keys.joined(separator: ", ")
     }
 }
 
@@ -40,12 +46,16 @@ public actor SettingsReloader {
     private var sourcePath: String?
     private var signature: FileSignature?
     private var reportedProblems: [String] = []
+    private var reportedWaiting: [String] = []
     private var pendingEmpty = false
+    /// Told when a reload begins and ends (`RELOADING=1` … `READY=1`).
+    private let notifier: SystemdNotifier?
 
     public init(
         initial: Settings, sourcePath: String?, explicitPath: String?, isSystemService: Bool, state: ForecastState,
-        logger: Logger
+        logger: Logger, notifier: SystemdNotifier? = nil
     ) {
+        self.notifier = notifier
         self.settings = initial
         self.sourcePath = sourcePath
         self.explicitPath = explicitPath
@@ -53,6 +63,12 @@ public actor SettingsReloader {
         self.state = state
         self.logger = logger
         self.signature = FileSignature(path: sourcePath)
+    }
+
+    /// The settings the daemon runs on, and the built-in defaults of its environment: what a settings
+    /// file created by an edit on the socket must hold so that nothing but the edit changes.
+    public var inEffect: (settings: Settings, defaults: Settings) {
+        (settings, Settings.defaults(isSystemService: isSystemService))
     }
 
     /// Reloads if the file (or which file is found) changed since the last look.
@@ -80,9 +96,17 @@ public actor SettingsReloader {
         _ = await reload(reason: "the settings file changed")
     }
 
-    /// Reads the settings again and applies them.
+    /// Reads the settings again and applies them, telling systemd while it does.
     @discardableResult
     public func reload(reason: String) async -> ReloadOutcome {
+        // Every way in (SIGHUP, `reload`, an edit of the file, a settings request) is a reload to
+        // systemd; whatever the outcome, the daemon is ready again afterwards.
+        let told = notifier?.reloading() ?? false
+        defer { if told { notifier?.reloaded() } }
+        return await readAndApply(reason: reason)
+    }
+
+    private func readAndApply(reason: String) async -> ReloadOutcome {
         let source: SettingsSource
         let new: Settings
         do {
@@ -114,38 +138,25 @@ public actor SettingsReloader {
         }
         await state.setConfigurationProblems([])
 
-        var next = new
-        if next.output != settings.output {
-            // The status file and the socket are opened once; moving them needs a restart.
+        // The settings table says which keys apply live; the others keep their running values.
+        let changes = SettingsTable.changes(from: settings, to: new)
+        let changed = changes.filter { $0.application == .live }.map(\.key)
+        let waiting = changes.filter { $0.application == .restart }.map(\.key)
+        if waiting != reportedWaiting, !waiting.isEmpty {
             logger.warning(
-                "Output paths changed; they take effect when the daemon restarts.",
-                metadata: ["status_file": "\(new.output.statusFile)", "socket": "\(new.output.socket)"])
-            next.output = settings.output
+                "Some changed settings are read at start; they take effect when the daemon restarts.",
+                metadata: ["keys": "\(waiting.joined(separator: ", "))", "path": "\(label)"])
         }
-        let changed = Self.changedKeys(from: settings, to: next)
-        settings = next
+        reportedWaiting = waiting
+        settings = SettingsTable.applicable(new, running: settings)
         guard !changed.isEmpty else {
             logger.debug("Settings read again; nothing changed.", metadata: ["path": "\(label)", "reason": "\(reason)"])
-            return .unchanged(source: label)
+            return .unchanged(source: label, waitingForRestart: waiting)
         }
         logger.info(
             "Settings reloaded.", metadata: ["path": "\(label)", "changed": "\(changed.joined(separator: ", "))", "reason": "\(reason)"])
-        await state.apply(DaemonConfiguration(next))
-        return .applied(source: label, changed: changed)
-    }
-
-    /// The documented keys whose values differ, for the log and `forecastctl reload`.
-    static func changedKeys(from old: Settings, to new: Settings) -> [String] {
-        var keys: [String] = []
-        if old.units != new.units { keys.append("units") }
-        if old.refreshMinutes != new.refreshMinutes { keys.append("refresh_minutes") }
-        if old.location.mode != new.location.mode { keys.append("location.mode") }
-        if old.location.refreshDistanceKm != new.location.refreshDistanceKm { keys.append("location.refresh_distance_km") }
-        if old.location.pin != new.location.pin { keys.append("location.pin") }
-        if old.location.gpsd != new.location.gpsd { keys.append("location.gpsd") }
-        if old.providers != new.providers { keys.append("providers") }
-        if keys.isEmpty, old != new { keys.append("other settings") }
-        return keys
+        await state.apply(DaemonConfiguration(settings))
+        return .applied(source: label, changed: changed, waitingForRestart: waiting)
     }
 }
 

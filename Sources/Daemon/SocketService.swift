@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import Rendering
 import ServiceLifecycle
+import Systemd
 
 #if canImport(Glibc)
     import Glibc
@@ -35,6 +36,11 @@ public struct SocketService: Service, CustomStringConvertible {
         public var changeSettings: (@Sendable (ControlRequest) async -> ControlAnswer)?
         /// `reload`.
         public var reload: (@Sendable () async -> ReloadOutcome)?
+        /// A listening socket systemd passed (socket activation), served instead of binding one at
+        /// the path. systemd owns its file: the daemon neither replaces nor removes it.
+        public var passedSocket: SocketActivation.PassedSocket?
+        /// Called once the socket accepts connections.
+        public var listening: (@Sendable () -> Void)?
 
         public init() {}
     }
@@ -76,15 +82,19 @@ public struct SocketService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
+        // Only a listening Unix stream socket can be served; the daemon picks one (`Daemon.run`).
+        let passed = options.passedSocket.flatMap { $0.unixPath == nil ? nil : $0 }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try AtomicFile.makeDirectory(directory, mode: options.group == nil ? 0o700 : 0o750)
-        try refuseIfAnotherDaemonListens()
+        if passed == nil {
+            try AtomicFile.makeDirectory(directory, mode: options.group == nil ? 0o700 : 0o750)
+            try refuseIfAnotherDaemonListens()
+        }
 
         // Bind under a temporary name, set its mode, then rename it into place: clients can never
         // reach the socket before its mode is right, and a stale socket file left by a crash is
         // replaced in the same step.
         let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
-        unlink(temporaryPath)
+        if passed == nil { unlink(temporaryPath) }
         let idleTimeout = options.idleTimeout
         let clients = self.clients
         let maxClients = options.maxClients
@@ -101,7 +111,7 @@ public struct SocketService: Service, CustomStringConvertible {
         // handed over here, wrapped for the async side at that moment. Most bar scripts connect, read
         // the greeting, ask `report` and leave: they never cost a task.
         let (handedOver, handOver) = AsyncStream.makeStream(of: Connection.self)
-        let server = try await ServerBootstrap(group: loop, childGroup: loop)
+        let bootstrap = ServerBootstrap(group: loop, childGroup: loop)
             // `echo report | socat - UNIX-CONNECT:…` closes its sending side right after the request:
             // keep the connection open to answer it.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -130,17 +140,40 @@ public struct SocketService: Service, CustomStringConvertible {
                         })
                 }
             }
-            .bind(unixDomainSocketPath: temporaryPath).get()
-        server.closeFuture.whenComplete { _ in handOver.finish() }
-        try placeSocket(temporaryPath, server: server)
+        let server: any Channel
         var created = stat()
-        stat(path, &created)
-        logger.info("Listening on the socket.", metadata: ["path": "\(path)"])
+        if let passed, let passedPath = passed.unixPath {
+            // Clients may have connected before the daemon started: they wait in the socket's
+            // backlog and are greeted as soon as the channel is registered.
+            server = try await bootstrap.withBoundSocket(passed.descriptor).get()
+            server.closeFuture.whenComplete { _ in handOver.finish() }
+            do {
+                try checkPassedSocketAccess(passedPath)
+            } catch {
+                server.close(promise: nil)
+                throw error
+            }
+            logger.info(
+                "Listening on the socket systemd passed.", metadata: ["path": "\(passedPath)", "name": "\(passed.name)"])
+            if passedPath != path {
+                logger.notice(
+                    "The socket systemd passed is not where output.socket says; clients that read the settings look there.",
+                    metadata: ["path": "\(passedPath)", "output.socket": "\(path)"])
+            }
+        } else {
+            server = try await bootstrap.bind(unixDomainSocketPath: temporaryPath).get()
+            server.closeFuture.whenComplete { _ in handOver.finish() }
+            try placeSocket(temporaryPath, server: server)
+            stat(path, &created)
+            logger.info("Listening on the socket.", metadata: ["path": "\(path)"])
+        }
+        options.listening?()
 
         defer {
-            // Remove the socket file at exit, but only if it is still ours (not one a newer daemon made).
+            // Remove the socket file at exit, but only if it is still ours (not one a newer daemon
+            // made, nor the one systemd keeps listening on for the next start).
             var current = stat()
-            if stat(path, &current) == 0, current.st_ino == created.st_ino { unlink(path) }
+            if passed == nil, stat(path, &current) == 0, current.st_ino == created.st_ino { unlink(path) }
         }
 
         // Graceful shutdown closes the listening channel rather than cancelling this task: the stream
@@ -185,6 +218,34 @@ public struct SocketService: Service, CustomStringConvertible {
             unlink(temporaryPath)
             server.close(promise: nil)
             throw StartError(description: "\(path): cannot put the socket in place: \(reason)")
+        }
+    }
+
+    /// Gives the socket systemd passed the mode and group a socket of the daemon's own gets
+    /// (0600, or 0660 and `output.socket_group`), when its file differs and the daemon may change it.
+    /// A difference it cannot change is logged with the socket unit's settings that fix it.
+    private func checkPassedSocketAccess(_ socketPath: String) throws {
+        var group: gid_t?
+        if let name = options.group, !name.isEmpty {
+            guard let entry = getgrnam(name) else {
+                throw StartError(description: "output.socket_group: no group named \"\(name)\" on this system")
+            }
+            group = entry.pointee.gr_gid
+        }
+        let mode: mode_t = group == nil ? 0o600 : 0o660
+        var info = stat()
+        guard stat(socketPath, &info) == 0 else { return }
+        if info.st_mode & 0o777 != mode { chmod(socketPath, mode) }
+        if let group, info.st_gid != group { chown(socketPath, uid_t.max, group) }
+        guard stat(socketPath, &info) == 0 else { return }
+        let wrongGroup = group.map { info.st_gid != $0 } ?? false
+        if info.st_mode & 0o777 != mode || wrongGroup {
+            logger.warning(
+                "The socket systemd passed does not have the access output.socket_group asks for, and forecastd cannot change it; set SocketMode= and SocketGroup= in forecastd.socket (systemctl edit forecastd.socket).",
+                metadata: [
+                    "path": "\(socketPath)", "mode": "\(String(info.st_mode & 0o777, radix: 8))",
+                    "wanted_mode": "\(String(mode, radix: 8))", "group": "\(options.group ?? "")",
+                ])
         }
     }
 
@@ -332,7 +393,7 @@ public struct SocketService: Service, CustomStringConvertible {
                 return line(ControlAnswer(class: "RELOAD", ok: false, message: outcome.summary))
             }
             return line(ControlAnswer(class: "RELOAD", ok: true, message: outcome.summary))
-        default:  // units, pin, unpin, mode
+        default:  // units, pin, unpin, mode, set
             guard let change = options.changeSettings else {
                 return line(ControlErrorMessage(message: "\(request.request) is not available"))
             }

@@ -3,48 +3,39 @@ import ForecastModel
 import Foundation
 import Settings
 
-/// The settings-changing socket requests (`units`, `pin`, `unpin`, `mode`): they edit the settings
-/// file exactly as `forecastctl` does (only the changed values' bytes, validated first, written
-/// atomically), then reload it, so the file stays the one source of truth.
+/// The settings-changing socket requests (`units`, `pin`, `unpin`, `mode`, `set`): the same edit
+/// `forecastctl` makes (``SettingsFileEditor/apply(_:to:places:environment:)``, on the file the same
+/// rule finds), then a reload, so the file stays the one source of truth.
 enum SocketSettingsChange {
     static func apply(
-        _ request: ControlRequest, settingsPath: String?, explicitPath: String?, reloader: SettingsReloader
+        _ request: ControlRequest, explicitPath: String?, places: (any PlaceSearching)?, reloader: SettingsReloader
     ) async -> ControlAnswer {
-        // The file in use now, else the user's file (created from the documented defaults).
-        let path = (try? Settings.locate(explicit: explicitPath))?.path ?? settingsPath ?? Settings.userConfigurationPath()
+        let value = request.value?.trimmingCharacters(in: .whitespaces) ?? ""
+        let edit: SettingsEditRequest
+        switch request.request {
+        case "units": edit = .units(value)
+        case "mode": edit = .mode(value)
+        case "pin": edit = .pin(value, name: request.name)
+        case "unpin": edit = .unpin
+        case "set":
+            // `set KEY VALUE`: the key is the first word.
+            let key = value.prefix { $0 != " " }
+            edit = .set(key: String(key), value: value.dropFirst(key.count).trimmingCharacters(in: .whitespaces))
+        default:
+            return ControlAnswer(class: "SETTINGS", ok: false, message: "\(request.request) does not change settings")
+        }
+        // A missing file is created only from what the daemon runs on, and only when no file is named.
+        let inEffect = await reloader.inEffect
+        let target = SettingsEditTarget.locate(
+            explicit: explicitPath, inEffect: inEffect.settings, defaults: inEffect.defaults)
         do {
-            let edit = try SettingsFileEditor.edit(path: path, create: true) { (document: inout SettingsDocument) throws(SettingsEditError) in
-                try change(&document, request)
+            let outcome = try SettingsFileEditor.apply(edit, to: target, places: places)
+            if outcome.edit?.written == true {
+                _ = await reloader.reload(reason: "a \(request.request) request on the socket")
             }
-            _ = await reloader.reload(reason: "a \(request.request) request on the socket")
-            let what = edit.changes.isEmpty ? "nothing changed" : edit.changes.map(\.description).joined(separator: "; ")
-            return ControlAnswer(class: "SETTINGS", ok: true, message: "\(what) (\(edit.path))")
+            return ControlAnswer(class: "SETTINGS", ok: true, message: outcome.message)
         } catch {
             return ControlAnswer(class: "SETTINGS", ok: false, message: error.description)
-        }
-    }
-
-    private static func change(_ document: inout SettingsDocument, _ request: ControlRequest) throws(SettingsEditError) {
-        let value = request.value?.trimmingCharacters(in: .whitespaces) ?? ""
-        switch request.request {
-        case "units":
-            let key = try SettingsKey("units")
-            document.set(key, to: try key.parse(value))
-        case "mode":
-            let key = try SettingsKey("location.mode")
-            document.set(key, to: try key.parse(value))
-        case "unpin":
-            document.remove(["location", "pin"])
-        case "pin":
-            let pin: ParsedPin
-            do {
-                pin = try CoordinateParser.parse(value)
-            } catch {
-                throw SettingsEditError(.invalidRequest, "pin: \(error)")
-            }
-            try document.setPin(pin.coordinate, name: request.name ?? pin.label)
-        default:
-            throw SettingsEditError(.invalidRequest, "\(request.request) does not change settings")
         }
     }
 }

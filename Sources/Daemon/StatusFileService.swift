@@ -12,23 +12,29 @@ public struct StatusFileService: Service, CustomStringConvertible {
     let state: ForecastState
     let logger: Logger
     let render: (@Sendable (Report) -> String)?
+    let published: (@Sendable () -> Void)?
 
-    /// - Parameter render: the file's text for a report; nil (the default) writes the report's JSON
-    ///   line as the state already encoded it once for every reader.
+    /// - Parameters:
+    ///   - render: the file's text for a report; nil (the default) writes the report's JSON line as
+    ///     the state already encoded it once for every reader.
+    ///   - published: called once the first report has been written (or failed to be: the daemon
+    ///     runs without its status file, and says why in the log).
     public init(
-        path: String, state: ForecastState, logger: Logger, render: (@Sendable (Report) -> String)? = nil
+        path: String, state: ForecastState, logger: Logger, render: (@Sendable (Report) -> String)? = nil,
+        published: (@Sendable () -> Void)? = nil
     ) {
         self.path = path
         self.state = state
         self.logger = logger
         self.render = render
+        self.published = published
     }
 
     /// The renderer of an extra status file (`[[output.files]]`).
     public static func renderer(for file: Settings.StatusFile, display: Settings.Display) -> @Sendable (Report) -> String {
-        let format = OutputFormat(rawValue: file.format.rawValue) ?? .text
+        let format = file.format
         // `emoji` is the setting's default; tmux then keeps its own width-safe default.
-        let icons = format == .tmux && file.icons == .emoji ? nil : IconSet(rawValue: file.icons.rawValue)
+        let icons = format == .tmux && file.icons == .emoji ? nil : file.icons
         let template = file.template.isEmpty ? nil : try? Template(file.template)
         let hot = display.hotCelsius
         let cold = display.coldCelsius
@@ -44,6 +50,7 @@ public struct StatusFileService: Service, CustomStringConvertible {
     public func run() async throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var failing = false
+        var first = true
         for await report in await state.subscribe().cancelOnGracefulShutdown() {
             do {
                 try AtomicFile.makeDirectory(directory)
@@ -59,6 +66,10 @@ public struct StatusFileService: Service, CustomStringConvertible {
                     logger.error("Cannot write the status file; will retry on the next report.", metadata: ["error": "\(error)"])
                     failing = true
                 }
+            }
+            if first {
+                first = false
+                published?()
             }
         }
     }

@@ -1,19 +1,5 @@
 import Foundation
 
-/// A position read from what a user typed or pasted: the coordinate and, when the text carried one,
-/// a name for the place (the `NAME` of a Google Maps `/place/NAME/@…` link, the label of a `geo:` URI).
-public struct ParsedPin: Sendable, Hashable {
-    /// Always ``Coordinate/isPlausible``.
-    public var coordinate: Coordinate
-    /// The place's name as the link gave it, already URL-decoded; `nil` when it gave none.
-    public var label: String?
-
-    public init(coordinate: Coordinate, label: String? = nil) {
-        self.coordinate = coordinate
-        self.label = label
-    }
-}
-
 /// Why a text could not be read as a position.
 public enum CoordinateParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text is no coordinate syntax and no map link at all: it may be a place name.
@@ -61,9 +47,9 @@ public enum CoordinateParseError: Error, Sendable, Hashable, CustomStringConvert
 ///
 /// Latitude comes first unless hemisphere letters say otherwise (`2.35E 48.85N`). Out-of-range values
 /// and (0, 0) are rejected. A text that is none of these is ``CoordinateParseError/notACoordinate(_:)``,
-/// so that a caller can try it as a place name.
+/// so that a caller can try it as a place name. The pin's name is what a link or URI called the place.
 public enum CoordinateParser {
-    public static func parse(_ text: String) throws(CoordinateParseError) -> ParsedPin {
+    public static func parse(_ text: String) throws(CoordinateParseError) -> Pin {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
             throw .malformed("an empty text", expected: expectedAnything)
@@ -76,7 +62,7 @@ public enum CoordinateParser {
             return try parseMapLink(link, original: trimmed)
         }
         let coordinate = try parsePlain(trimmed)
-        return ParsedPin(coordinate: try checked(coordinate))
+        return Pin(coordinate: try checked(coordinate))
     }
 
     static let expectedAnything =
@@ -140,7 +126,7 @@ public enum CoordinateParser {
 
     static let geoExpected = "geo:LAT,LON or geo:LAT,LON,ALTITUDE, optionally followed by ;crs=wgs84 and ;u=METRES"
 
-    static func parseGeoURI(_ text: String) throws(CoordinateParseError) -> ParsedPin {
+    static func parseGeoURI(_ text: String) throws(CoordinateParseError) -> Pin {
         var rest = text.dropFirst(4)
         var query: Substring?
         if let questionMark = rest.firstIndex(of: "?") {
@@ -186,11 +172,11 @@ public enum CoordinateParser {
             }
             let trimmedSearch = search.trimmingCharacters(in: .whitespaces)
             if let coordinate = try? decimalPair(trimmedSearch[...], what: "q=") {
-                return ParsedPin(coordinate: try checked(coordinate), label: label.flatMap { $0.isEmpty ? nil : $0 })
+                return Pin(coordinate: try checked(coordinate), name: label.flatMap { $0.isEmpty ? nil : $0 })
             }
             throw .notACoordinate(trimmedSearch)
         }
-        return ParsedPin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)))
+        return Pin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)))
     }
 
     // MARK: - Map links
@@ -239,7 +225,7 @@ public enum CoordinateParser {
         }
     }
 
-    static func parseMapLink(_ link: MapLink, original: String) throws(CoordinateParseError) -> ParsedPin {
+    static func parseMapLink(_ link: MapLink, original: String) throws(CoordinateParseError) -> Pin {
         switch link.site {
         case .openStreetMap: try parseOpenStreetMap(link, original: original)
         case .google: try parseGoogle(link, original: original)
@@ -249,7 +235,7 @@ public enum CoordinateParser {
     static let openStreetMapExpected =
         "an OpenStreetMap link with ?mlat=LAT&mlon=LON or #map=ZOOM/LAT/LON"
 
-    static func parseOpenStreetMap(_ link: MapLink, original: String) throws(CoordinateParseError) -> ParsedPin {
+    static func parseOpenStreetMap(_ link: MapLink, original: String) throws(CoordinateParseError) -> Pin {
         let items = queryItems(link.query)
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         // The marker is the point the user chose; the view's centre is only where the map was.
@@ -258,7 +244,7 @@ public enum CoordinateParser {
             guard let latitude = decimal(latitudeText[...]), let longitude = decimal(longitudeText[...]) else {
                 throw .malformed(original, expected: openStreetMapExpected)
             }
-            return ParsedPin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)))
+            return Pin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)))
         }
         if let map = queryItems(link.fragment).first(where: { $0.name == "map" })?.value {
             let parts = map.split(separator: "/", omittingEmptySubsequences: false)
@@ -267,7 +253,7 @@ public enum CoordinateParser {
             else {
                 throw .malformed(original, expected: openStreetMapExpected)
             }
-            return ParsedPin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)))
+            return Pin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)))
         }
         throw .malformed(original, expected: openStreetMapExpected)
     }
@@ -275,7 +261,7 @@ public enum CoordinateParser {
     static let googleExpected =
         "a Google Maps link with /@LAT,LON,ZOOMz, /place/NAME/@LAT,LON or ?q=LAT,LON"
 
-    static func parseGoogle(_ link: MapLink, original: String) throws(CoordinateParseError) -> ParsedPin {
+    static func parseGoogle(_ link: MapLink, original: String) throws(CoordinateParseError) -> Pin {
         let segments = link.path.split(separator: "/")
         var label: String?
         if let place = segments.firstIndex(of: "place"), place + 1 < segments.count,
@@ -288,22 +274,21 @@ public enum CoordinateParser {
         if let data = segments.first(where: { $0.hasPrefix("data=") }),
             let coordinate = placeCoordinate(inData: data)
         {
-            return ParsedPin(coordinate: try checked(coordinate), label: label)
+            return Pin(coordinate: try checked(coordinate), name: label)
         }
         if let view = segments.first(where: { $0.hasPrefix("@") }) {
             let fields = view.dropFirst().split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 2, let latitude = decimal(fields[0]), let longitude = decimal(fields[1]) else {
                 throw .malformed(original, expected: googleExpected)
             }
-            return ParsedPin(
-                coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)), label: label)
+            return Pin(coordinate: try checked(Coordinate(latitude: latitude, longitude: longitude)), name: label)
         }
         let items = queryItems(link.query)
         for name in ["q", "query", "ll", "center", "destination"] {
             guard let value = items.first(where: { $0.name == name })?.value, !value.isEmpty else { continue }
             let trimmed = value.trimmingCharacters(in: .whitespaces)
             if let coordinate = try? decimalPair(trimmed[...], what: name + "=") {
-                return ParsedPin(coordinate: try checked(coordinate), label: label)
+                return Pin(coordinate: try checked(coordinate), name: label)
             }
             if name == "q" || name == "query" || name == "destination" {
                 // A search for a name, not a point: the caller may look the name up.

@@ -20,6 +20,9 @@ public struct Forecast: Sendable, Hashable, Codable {
     public var hourly: [HourlyForecast]
     /// Daily steps, starting today (local date).
     public var daily: [DailyForecast]
+    /// Precipitation over the next hours in short periods, for the nowcast (``Nowcast``); nil when the
+    /// provider gave none.
+    public var shortTerm: ShortTermPrecipitation?
     /// Remarks from the provider a reader should see, one sentence each: a product announced as
     /// deprecated, a forecast that covers fewer days or coarser steps than usual.
     public var notes: [String]
@@ -27,7 +30,7 @@ public struct Forecast: Sendable, Hashable, Codable {
     public init(
         provider: String, attribution: String, coordinate: Coordinate, fetchedAt: Date,
         utcOffsetSeconds: Int, timezone: String?, current: CurrentConditions?, hourly: [HourlyForecast],
-        daily: [DailyForecast], notes: [String] = []
+        daily: [DailyForecast], notes: [String] = [], shortTerm: ShortTermPrecipitation? = nil
     ) {
         self.provider = provider
         self.attribution = attribution
@@ -39,11 +42,12 @@ public struct Forecast: Sendable, Hashable, Codable {
         self.hourly = hourly
         self.daily = daily
         self.notes = notes
+        self.shortTerm = shortTerm
     }
 }
 
 extension Forecast {
-    /// Decodes a forecast saved before `notes` existed as one without notes.
+    /// Decodes a forecast saved before `notes` or `shortTerm` existed as one without them.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -56,7 +60,8 @@ extension Forecast {
             current: try container.decodeIfPresent(CurrentConditions.self, forKey: .current),
             hourly: try container.decode([HourlyForecast].self, forKey: .hourly),
             daily: try container.decode([DailyForecast].self, forKey: .daily),
-            notes: try container.decodeIfPresent([String].self, forKey: .notes) ?? [])
+            notes: try container.decodeIfPresent([String].self, forKey: .notes) ?? [],
+            shortTerm: try container.decodeIfPresent(ShortTermPrecipitation.self, forKey: .shortTerm))
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A named place from the gazetteer, and how far the asked-for point is from it.
 public struct Place: Sendable, Hashable, Codable {
     public var name: String
@@ -26,6 +28,19 @@ public struct Place: Sendable, Hashable, Codable {
         self.coordinate = coordinate
         self.timezone = timezone
         self.distanceKm = distanceKm
+    }
+}
+
+extension Place {
+    /// The place as messages name it: `Paris, Île-de-France, FR (48.8534, 2.3488; 2.1 M people)`.
+    public var summary: String {
+        let region = [admin1, countryCode].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
+        let people =
+            population >= 1_000_000
+            ? String(format: "%.1f M people", Double(population) / 1_000_000)
+            : population >= 1000 ? "\(population / 1000) k people" : "\(population) people"
+        let position = String(format: "%.4f, %.4f", coordinate.latitude, coordinate.longitude)
+        return "\(name), \(region) (\(position); \(people))"
     }
 }
 
@@ -61,4 +76,21 @@ extension PlaceNaming {
     public func namedPlace(at coordinate: Coordinate, preferCity: Bool) -> NamedPlace? {
         nearestPlace(to: coordinate).map { NamedPlace(place: $0, locality: nil, isNear: false) }
     }
+}
+
+/// What a place name resolves to.
+public enum NameResolution: Sendable, Hashable {
+    /// One place clearly meant.
+    case unique(Place)
+    /// Several plausible places, largest first, to list so the user can be more precise.
+    case ambiguous([Place])
+    /// No place has this name (with these qualifiers).
+    case notFound
+}
+
+/// Finds places by name. Implemented offline by the gazetteer; `pin PLACE` asks it, through
+/// forecastctl and the socket alike.
+public protocol PlaceSearching: Sendable {
+    /// One place, a short list of plausible places, or nothing, for a name such as `Paris, TX`.
+    func resolve(_ name: String) -> NameResolution
 }

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// The file must not be truncated in place while it is mapped (replace it by renaming, as package
 /// managers and the build script do): reading a page beyond a shrunken file ends the process.
-public final class Gazetteer: PlaceNaming, Sendable {
+public final class Gazetteer: PlaceNaming, PlaceSearching, Sendable {
     /// The environment variable that, when set, names the data file and overrides the search.
     public static let pathVariable = "FORECASTD_GAZETTEER"
 

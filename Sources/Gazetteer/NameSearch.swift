@@ -39,16 +39,6 @@ public struct PlaceMatch: Sendable, Hashable {
     }
 }
 
-/// What a place name resolves to.
-public enum NameResolution: Sendable, Hashable {
-    /// One place clearly meant.
-    case unique(Place)
-    /// Several plausible places, largest first, to list so the user can be more precise.
-    case ambiguous([Place])
-    /// No place has this name (with these qualifiers).
-    case notFound
-}
-
 extension Gazetteer {
     /// How many times the runner-up's population the top candidate needs for a name to be
     /// unique (docs/naming.md explains the figure with examples).

@@ -1,21 +1,6 @@
 import ForecastModel
 import Foundation
 
-/// A keyless IP geolocation service, and how to read its answers.
-///
-/// Each names its fields differently, and several answer errors with HTTP 200 and an error body, so
-/// every answer is checked for its service's error shape before a position is taken from it.
-public enum IPGeolocationService: String, Sendable, Hashable, CaseIterable, Codable {
-    /// ipinfo.io: `loc` is a `"lat,lon"` string; 1,000 lookups a day without a token.
-    case ipinfo
-    /// ipapi.co: `latitude`/`longitude`; rate limits come as `{"error":true,"reason":"RateLimited"}`.
-    case ipapi
-    /// ifconfig.co: `latitude`/`longitude`, `country_iso`; about one request a minute.
-    case ifconfig
-    /// ip-api.com: `lat`/`lon` with `status` `success` or `fail`; HTTP only without a key; `X-Rl`/`X-Ttl` headers.
-    case ipAPI = "ip-api"
-}
-
 /// What an IP geolocation service said about the machine's public address.
 public struct IPGeolocationResult: Sendable, Hashable, Codable {
     public var service: IPGeolocationService

@@ -7,15 +7,6 @@ import Foundation
 /// file; IP geolocation; the pin. In `pinned` mode only the pin counts. A position that is not plausible
 /// (NaN, out of range, (0, 0)) is never chosen, whatever its source.
 public struct LocationPolicy: Sendable, Hashable {
-    /// Which sources may supply the position. The settings file has its own enum; the daemon maps it onto this
-    /// one so that Location does not depend on Settings.
-    public enum Mode: String, Sendable, Hashable, CaseIterable {
-        /// Every source, best first.
-        case auto
-        /// The pin only, whatever the other sources say.
-        case pinned
-    }
-
     /// What each source knows now (nil: nothing).
     public struct Candidates: Sendable, Hashable {
         public var gpsd: LocationFix?
@@ -55,13 +46,13 @@ public struct LocationPolicy: Sendable, Hashable {
         case old(age: TimeInterval)
     }
 
-    public var mode: Mode
+    public var mode: LocationMode
     /// How old a gpsd fix may be, by this machine's clock, and still be fresh: `now - receivedAt <= maxFixAge`.
     public var maxFixAge: Duration
     /// How long after that the last fix is still used before the other sources (zero: not at all).
     public var recentFixWindow: Duration
 
-    public init(mode: Mode = .auto, maxFixAge: Duration = .seconds(300), recentFixWindow: Duration = .zero) {
+    public init(mode: LocationMode = .auto, maxFixAge: Duration = .seconds(300), recentFixWindow: Duration = .zero) {
         self.mode = mode
         self.maxFixAge = maxFixAge
         self.recentFixWindow = recentFixWindow

@@ -1,26 +1,11 @@
 import ForecastModel
 
-/// The glyphs a bar shows for a condition: one set per kind of font and terminal.
+/// The glyphs of each ``IconSet`` (the vocabulary lives in ForecastModel).
 ///
 /// Every set maps each of the report's `condition.icon` names to one glyph. Two rules hold in every
 /// set: a night (an icon ending in `-night`, or `isDay == false`) never draws a sun, and an unknown
 /// name draws a question mark rather than nothing.
-public enum IconSet: String, CaseIterable, Sendable {
-    /// Colour emoji, with U+FE0F where Unicode's default presentation is text (`☀️`, `☁️`).
-    case emoji
-    /// Only emoji that are one East-Asian-Wide code point with emoji presentation by default.
-    ///
-    /// tmux before 3.4 counts an emoji followed by U+FE0F (`☁️`) by its base character, one cell,
-    /// while the terminal draws it in two: the status line then shifts and leaves stray characters.
-    /// A single Wide code point (`🌞`, `⛅`, `☔`) is two cells for tmux, `wcwidth` and terminals
-    /// alike. No Unicode cloud, fog or snowflake emoji is Wide by default, so this set substitutes
-    /// close Wide ones (`💭` for clouds, `🌁` for fog, `⛄` for snow).
-    case emojiSafe = "emoji-safe"
-    /// Nerd Font weather glyphs (the Weather Icons block, U+E300–U+E3E3): one cell, need a Nerd Font.
-    case nerd
-    /// Short ASCII words (`SUN`, `MOON`, `CLOUD`, `RAIN`) for any font and any terminal.
-    case text
-
+extension IconSet {
     /// Every icon name a report can carry (`condition.icon`), in the order of `docs/report.md`.
     public static let iconNames: [String] = [
         "clear-day", "clear-night", "mainly-clear-day", "mainly-clear-night", "partly-cloudy-day",

@@ -1,26 +1,7 @@
 import ForecastModel
 import Foundation
 
-/// The formats a report can be rendered in: for `format=` on the socket, `forecastctl status|watch
-/// --format` and the extra status files. Raw values are what users write.
-public enum OutputFormat: String, CaseIterable, Sendable {
-    /// The report itself, one line of JSON (`docs/report.md`).
-    case json
-    /// A Waybar `custom` module with `"return-type": "json"`: `text`, `alt`, `tooltip`, `class`.
-    case waybar
-    /// i3blocks' plain protocol: three lines, `full_text`, `short_text`, `color`.
-    case i3blocks
-    /// One line for a polybar `custom/script`, coloured with `%{F#rrggbb}` tags.
-    case polybar
-    /// i3status-rust's `custom` block with `json = true`: `icon`, `state`, `text`, `short_text`.
-    case i3statusRust = "i3status-rust"
-    /// One line for tmux's status line; width-safe emoji by default, `#` escaped.
-    case tmux
-    /// One plain line for people, i3status `read_file` and conky.
-    case text
-    /// The user's template (``RenderOptions/template``), or ``Template/standard``.
-    case template
-
+extension OutputFormat {
     /// The icon set a format uses when the options name none.
     public var defaultIcons: IconSet { self == .tmux ? .emojiSafe : .emoji }
 

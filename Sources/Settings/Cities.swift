@@ -40,32 +40,48 @@ extension Settings {
             explicitID ?? CityID.derived(name: name, countryCode: countryCode)
         }
 
+        /// The keys of a `[[cities]]` table.
+        static let keys: [SectionKey<City>] = [
+            .example("name", \.name, .nonEmpty("the name to show, such as \"Paris\""), .string("São Paulo")),
+            .example(
+                "admin1", \.admin1, .nonEmpty("the region's name, such as \"Texas\", or no admin1 key at all").optional,
+                .string("São Paulo")),
+            .example("country", \.countryCode, .countryCode.optional, .string("BR")),
+            .example("latitude", \.coordinate.latitude, .number(-90...90), .number(-23.5475)),
+            .example("longitude", \.coordinate.longitude, .number(-180...180), .number(-46.63611)),
+            .example("favorite", \.favorite, .boolean, .boolean(true)),
+            .example("added", \.added, .date.optional, .date(CalendarDate(year: 2026, month: 11, day: 22)!)),
+            // Written only when it is not the id the name and country give anyway.
+            .assembled("id", CityID.type, .live, documented: .example(.string("sao-paulo-br"))) { city in
+                city.explicitID.flatMap {
+                    $0 == CityID.derived(name: city.name, countryCode: city.countryCode) ? nil : .string($0)
+                }
+            },
+        ]
+
         /// `Paris, Île-de-France, FR`: the name with whatever region and country are known.
         public var label: String {
             ([name] + [admin1, countryCode].compactMap { $0 }).joined(separator: ", ")
         }
     }
 
-    /// `[history]`: the database of favourite cities' readings.
-    public struct History: Sendable, Hashable {
-        /// `retention_days`: readings and forecasts older than this many days are deleted (1...36500).
-        public var retentionDays: Int
-
-        public init(retentionDays: Int = 365) {
-            self.retentionDays = retentionDays
-        }
-
-        /// `<state directory>/history.sqlite`, the database the daemon writes and `forecastctl history` reads.
-        public static func databasePath(stateDirectory: String) -> String {
-            Settings.join(stateDirectory, "history.sqlite")
-        }
-    }
-
     /// The cities marked `favorite = true`, in the file's order.
     public var favoriteCities: [City] { cities.filter(\.favorite) }
 
-    /// The history database's path under ``stateDirectory``.
-    public var historyDatabasePath: String { History.databasePath(stateDirectory: stateDirectory) }
+    static let citiesTable = SettingsTable.Table(
+        array: ["cities"], \Settings.cities, .live,
+        documentation: """
+            Cities to follow besides where you are: one [[cities]] table per city. `forecastctl cities add
+            NAME` looks a name up offline and writes the table for you. The name to show, the latitude
+            (-90 to 90) and the longitude (-180 to 180) are required; admin1 (the region) and country (an
+            ISO 3166-1 alpha-2 code such as "FR") are optional. A favourite (favorite set to true) has its
+            weather recorded in the history database. The date a city was added is written without quotes.
+            Commands know each city by an id: its name in lower-case letters and digits joined by "-", then
+            "-" and the country code in lower case (São Paulo in BR is sao-paulo-br). Two places with the
+            same name and country need an id of their own, e.g. "springfield-il-us". There are none by
+            default.
+            """,
+        City.keys)
 }
 
 /// The rule that turns a city's name and country into the id people type.
@@ -86,6 +102,15 @@ public enum CityID {
     /// Whether `text` can be an id as written: what ``slug(_:)`` leaves unchanged, and not empty.
     public static func isValid(_ text: String) -> Bool {
         !text.isEmpty && slug(text) == text
+    }
+
+    /// The `id` key's type: a string that is a valid id.
+    static var type: SettingType<String> {
+        let allowed = "lower-case letters and digits in words joined by \"-\", such as \"springfield-il-us\""
+        return .string().refined(allowed: allowed) { id in
+            isValid(id)
+                ? .success(id) : .failure(SettingsRefusal("\(TOMLText.quote(id)) is not an id", allowed: allowed))
+        }
     }
 
     /// Letters and digits, folded and lower-cased, with one `-` for each run of anything else.

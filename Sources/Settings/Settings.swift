@@ -6,390 +6,76 @@ import Foundation
 /// The shape mirrors the file: `units`, `refresh_minutes`, `[location]` with `[location.pin]`,
 /// `[location.gpsd]` and `[location.ip]`, `[providers]` with a table per weather service, `[output]`
 /// with any number of `[[output.files]]`, `[display]`, `[history]` and any number of `[[cities]]`.
-/// Build one with
-/// ``defaults(environment:isSystemService:userID:)``, ``load(from:environment:isSystemService:)`` or
-/// ``decode(_:path:defaults:)``; `config/forecastd.toml` documents every key.
+/// Build one with ``defaults(environment:isSystemService:userID:)``,
+/// ``load(from:environment:isSystemService:)`` or ``decode(_:path:defaults:)``.
+///
+/// Each field's initial value is its key's default; the key itself (type, range, documentation,
+/// whether it applies live) is its row in the settings table, declared beside the struct
+/// (``SettingsTable``). `config/forecastd.toml` is generated from them.
 public struct Settings: Sendable, Hashable {
     /// `units`: the unit system reports are written in.
-    public var units: UnitSystem
-    /// `refresh_minutes`: how often the forecast is fetched again, in minutes (1...1440).
-    public var refreshMinutes: Int
+    public var units: UnitSystem = .metric
+    /// `refresh_minutes`: how often the forecast is fetched again, in minutes.
+    public var refreshMinutes = 15
     /// `[location]`: where forecasts are for.
-    public var location: Location
+    public var location = Location()
     /// `[providers]`: the weather services.
-    public var providers: Providers
+    public var providers = Providers()
     /// `[output]`: where the daemon publishes.
     public var output: Output
     /// `[display]`: how reports look in bars.
-    public var display: Display
+    public var display = Display()
     /// `[history]`: how long favourite cities' readings are kept.
-    public var history: History
+    public var history = History()
     /// `[[cities]]`: the places the user follows, in the file's order; no two share an id.
-    public var cities: [City]
+    public var cities: [City] = []
     /// Where the daemon keeps state between runs (the last forecast, the last place).
     ///
     /// Not a key of the file yet: `$XDG_STATE_HOME/forecastd` (`~/.local/state/forecastd` when unset),
     /// or `/var/lib/forecastd` for a system service.
     public var stateDirectory: String
 
-    public init(
-        units: UnitSystem, refreshMinutes: Int, location: Location, providers: Providers, output: Output,
-        display: Display = Display(), stateDirectory: String, history: History = History(), cities: [City] = []
-    ) {
-        self.units = units
-        self.refreshMinutes = refreshMinutes
-        self.location = location
-        self.providers = providers
-        self.output = output
-        self.display = display
-        self.stateDirectory = stateDirectory
-        self.history = history
-        self.cities = cities
-    }
-
     /// ``refreshMinutes`` as a duration.
     public var refreshInterval: Duration { .seconds(refreshMinutes * 60) }
 
-    /// How the daemon decides where it is: `location.mode`.
-    public enum LocationMode: String, Sendable, Hashable, CaseIterable {
-        /// gpsd first, then the fallbacks (the pin among them).
-        case auto
-        /// The pin only; gpsd is not asked.
-        case pinned
-    }
+    /// The keys outside any table, and the file's opening comment.
+    static let rootTable = SettingsTable.Table(
+        [], \Settings.self,
+        documentation: """
+            forecastd settings.
 
-    /// Which name a position gets: `location.naming`.
-    public enum PlaceNaming: String, Sendable, Hashable, CaseIterable {
-        /// The city whose area plausibly covers the point (Paris for Saint-Ouen), weighing population
-        /// against distance.
-        case city
-        /// The nearest locality in the gazetteer, however small.
-        case nearest
-    }
+            Every key is shown at its default, so this file as shipped changes nothing; delete what you do
+            not change, or keep it as a reference. Keys that are not listed here are rejected, and every
+            problem is reported with its line and column, so a typo is never silently ignored.
 
-    /// `[location]`: where forecasts are for.
-    public struct Location: Sendable, Hashable {
-        /// `mode`.
-        public var mode: LocationMode
-        /// `refresh_distance_km`: a move farther than this refreshes the forecast before its interval ends.
-        public var refreshDistanceKm: Double
-        /// `naming`: which place name a position gets.
-        public var naming: PlaceNaming
-        /// `static_file`: a GeoClue static-source file (latitude, longitude, altitude, accuracy, one per
-        /// line, `#` comments); `nil` when the key is `""`, which disables it.
-        public var staticFile: String?
-        /// `max_speed_kmh`: a jump implying a faster move is ignored unless following fixes confirm it.
-        public var maxSpeedKmh: Double
-        /// `[location.pin]`: a fixed place, when the user gave one.
-        public var pin: Pin?
-        /// `[location.gpsd]`.
-        public var gpsd: Gpsd
-        /// `[location.ip]`.
-        public var ip: IPGeolocation
+            forecastd reads the first of these that exists:
+              1. the file named by `--config PATH`
+              2. the file named by $FORECASTD_CONFIG
+              3. $XDG_CONFIG_HOME/forecastd/forecastd.toml (~/.config/forecastd/forecastd.toml when unset)
+              4. /etc/forecastd/forecastd.toml
+            A path given by flag or variable must exist; with none of them, the defaults below apply. A
+            settings file may be at most 1 MiB.
 
-        public init(
-            mode: LocationMode, refreshDistanceKm: Double, naming: PlaceNaming = .city,
-            staticFile: String? = Settings.defaultStaticFile, maxSpeedKmh: Double = 1200, pin: Pin?, gpsd: Gpsd,
-            ip: IPGeolocation = IPGeolocation()
-        ) {
-            self.mode = mode
-            self.refreshDistanceKm = refreshDistanceKm
-            self.naming = naming
-            self.staticFile = staticFile
-            self.maxSpeedKmh = maxSpeedKmh
-            self.pin = pin
-            self.gpsd = gpsd
-            self.ip = ip
-        }
-    }
-
-    /// `[location.pin]`: a place given by hand.
-    public struct Pin: Sendable, Hashable {
-        /// `latitude` and `longitude`; always ``Coordinate/isPlausible``.
-        public var coordinate: Coordinate
-        /// `name`: what to call the place instead of the gazetteer's nearest name.
-        public var name: String?
-
-        public init(coordinate: Coordinate, name: String? = nil) {
-            self.coordinate = coordinate
-            self.name = name
-        }
-    }
-
-    /// `[location.gpsd]`: the gpsd daemon to ask for fixes.
-    public struct Gpsd: Sendable, Hashable {
-        /// `enabled`.
-        public var enabled: Bool
-        /// `host`.
-        public var host: String
-        /// `port` (1...65535).
-        public var port: Int
-        /// `max_fix_age_seconds`: a fix older than this no longer counts as fresh.
-        public var maxFixAgeSeconds: Int
-        /// `recent_fix_minutes`: once the last fix is older than ``maxFixAgeSeconds``, it is still
-        /// preferred over the static file, IP geolocation and the pin for this long (0: not at all).
-        public var recentFixMinutes: Int
-
-        public init(enabled: Bool, host: String, port: Int, maxFixAgeSeconds: Int, recentFixMinutes: Int = 30) {
-            self.enabled = enabled
-            self.host = host
-            self.port = port
-            self.maxFixAgeSeconds = maxFixAgeSeconds
-            self.recentFixMinutes = recentFixMinutes
-        }
-
-        /// ``maxFixAgeSeconds`` as a duration.
-        public var maxFixAge: Duration { .seconds(maxFixAgeSeconds) }
-
-        /// ``recentFixMinutes`` as a duration.
-        public var recentFixWindow: Duration { .seconds(recentFixMinutes * 60) }
-    }
-
-    /// An IP geolocation service forecastd knows how to ask: the values of `location.ip.services`.
-    public enum IPService: String, Sendable, Hashable, CaseIterable {
-        case ipinfo
-        case ipapi
-        case ifconfig
-        case ipAPI = "ip-api"
-    }
-
-    /// `[location.ip]`: the position of the network's public address, city-level at best.
-    public struct IPGeolocation: Sendable, Hashable {
-        /// `enabled`: whether to ask IP geolocation services at all (off for privacy).
-        public var enabled: Bool
-        /// `services`: tried in this order; never empty, no service twice.
-        public var services: [IPService]
-        /// `ipinfo_url`, `ipapi_url`, `ifconfig_url` and `ip_api_url`: each service's endpoint.
-        public var urls: [IPService: URL]
-
-        public init(
-            enabled: Bool = true, services: [IPService] = [.ipinfo, .ipapi],
-            urls: [IPService: URL] = Settings.defaultIPServiceURLs
-        ) {
-            self.enabled = enabled
-            self.services = services
-            self.urls = urls
-        }
-
-        /// The endpoint of `service`.
-        public func url(for service: IPService) -> URL {
-            urls[service] ?? Settings.defaultIPServiceURLs[service]!
-        }
-    }
-
-    /// A weather service: the values of `providers.order`.
-    public enum ProviderName: String, Sendable, Hashable, CaseIterable {
-        case openMeteo = "open-meteo"
-        case metNorway = "met-norway"
-        case openWeatherMap = "openweathermap"
-    }
-
-    /// `[providers]`.
-    public struct Providers: Sendable, Hashable {
-        /// `order`: the services tried, first to last; never empty, no service twice.
-        public var order: [ProviderName]
-        /// `coordinate_precision`: the decimals of latitude and longitude sent to providers (0...4);
-        /// 2 is about a kilometre, all a forecast needs, and it makes caching effective.
-        public var coordinatePrecision: Int
-        /// `[providers.open_meteo]`.
-        public var openMeteo: OpenMeteo
-        /// `[providers.met_norway]`.
-        public var metNorway: MetNorway
-        /// `[providers.openweathermap]`.
-        public var openWeatherMap: OpenWeatherMap
-
-        public init(
-            order: [ProviderName] = [.openMeteo, .metNorway], coordinatePrecision: Int = 2, openMeteo: OpenMeteo,
-            metNorway: MetNorway = MetNorway(), openWeatherMap: OpenWeatherMap = OpenWeatherMap()
-        ) {
-            self.order = order
-            self.coordinatePrecision = coordinatePrecision
-            self.openMeteo = openMeteo
-            self.metNorway = metNorway
-            self.openWeatherMap = openWeatherMap
-        }
-
-        /// The services to try, in order: ``order``, with OpenWeatherMap joining at the end when it has
-        /// an API key and the order does not name it.
-        public var effectiveOrder: [ProviderName] {
-            guard openWeatherMap.apiKey != nil, !order.contains(.openWeatherMap) else { return order }
-            return order + [.openWeatherMap]
-        }
-    }
-
-    /// `[providers.open_meteo]`.
-    public struct OpenMeteo: Sendable, Hashable {
-        /// `url`: the forecast endpoint; always http or https with a host.
-        public var url: URL
-        /// `timeout_seconds`: the deadline for one request (1...120).
-        public var timeoutSeconds: Int
-        /// `geocoding_url`: Open-Meteo's place search, which `forecastctl cities add` asks for places the
-        /// offline gazetteer lacks; nil (the key is `""`, the default) keeps name searches offline.
-        public var geocodingURL: URL?
-
-        public init(url: URL, timeoutSeconds: Int, geocodingURL: URL? = nil) {
-            self.url = url
-            self.timeoutSeconds = timeoutSeconds
-            self.geocodingURL = geocodingURL
-        }
-
-        /// ``timeoutSeconds`` as a duration.
-        public var timeout: Duration { .seconds(timeoutSeconds) }
-    }
-
-    /// `[providers.met_norway]`: MET Norway's Locationforecast 2.0.
-    public struct MetNorway: Sendable, Hashable {
-        /// `url`: the `compact` endpoint; always http or https with a host.
-        public var url: URL
-        /// `contact`: an e-mail address or URL for the User-Agent, as MET Norway's terms ask; may be empty.
-        public var contact: String
-        /// `timeout_seconds` (1...120).
-        public var timeoutSeconds: Int
-
-        public init(url: URL = Settings.defaultMetNorwayURL, contact: String = "", timeoutSeconds: Int = 15) {
-            self.url = url
-            self.contact = contact
-            self.timeoutSeconds = timeoutSeconds
-        }
-
-        /// ``timeoutSeconds`` as a duration.
-        public var timeout: Duration { .seconds(timeoutSeconds) }
-    }
-
-    /// `[providers.openweathermap]`: needs the user's own API key.
-    public struct OpenWeatherMap: Sendable, Hashable {
-        /// `url`: the API's base URL; always http or https with a host.
-        public var url: URL
-        /// The key from `api_key`, else from the file `api_key_file`, else from
-        /// `$FORECASTD_OPENWEATHERMAP_API_KEY`; `nil` when none gives one.
-        public var apiKey: Secret?
-        /// `api_key_file`: the file named for the key (`nil` when the key is `""`).
-        public var apiKeyFile: String?
-        /// `one_call`: use One Call 3.0 instead of current weather plus the 5-day forecast.
-        public var oneCall: Bool
-        /// `timeout_seconds` (1...120).
-        public var timeoutSeconds: Int
-
-        public init(
-            url: URL = Settings.defaultOpenWeatherMapURL, apiKey: Secret? = nil, apiKeyFile: String? = nil,
-            oneCall: Bool = false, timeoutSeconds: Int = 15
-        ) {
-            self.url = url
-            self.apiKey = apiKey
-            self.apiKeyFile = apiKeyFile
-            self.oneCall = oneCall
-            self.timeoutSeconds = timeoutSeconds
-        }
-
-        /// ``timeoutSeconds`` as a duration.
-        public var timeout: Duration { .seconds(timeoutSeconds) }
-    }
-
-    /// A format a report is written in: the values of `format` in `[[output.files]]`.
-    public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-        case json
-        case waybar
-        case i3blocks
-        case polybar
-        case i3statusRust = "i3status-rust"
-        case tmux
-        case text
-        /// The file's own `template`, with wttr.in's `%` codes or `{name}` placeholders.
-        case template
-    }
-
-    /// A set of weather icons: the values of `icons`.
-    public enum IconSet: String, Sendable, Hashable, CaseIterable {
-        case emoji
-        /// Emoji that terminals draw at a predictable width (for tmux).
-        case emojiSafe = "emoji-safe"
-        /// Nerd Font glyphs.
-        case nerd
-        /// Plain words, no icons.
-        case text
-    }
-
-    /// `[output]`: absolute paths, already resolved against the environment.
-    public struct Output: Sendable, Hashable {
-        /// `status_file`: the report, rewritten atomically after every change.
-        public var statusFile: String
-        /// `socket`: the Unix socket `forecastctl` talks to.
-        public var socket: String
-        /// `socket_group`: for a system service, the group allowed to read the socket (mode 0660);
-        /// `nil` when the key is `""`: the owner only (0600).
-        public var socketGroup: String?
-        /// `max_clients`: socket clients served at once (1...10000); more are refused with a message.
-        public var maxClients: Int
-        /// `[[output.files]]`: extra status files in bars' formats, in the order the file lists them.
-        public var files: [StatusFile]
-
-        public init(
-            statusFile: String, socket: String, socketGroup: String? = nil, maxClients: Int = 64,
-            files: [StatusFile] = []
-        ) {
-            self.statusFile = statusFile
-            self.socket = socket
-            self.socketGroup = socketGroup
-            self.maxClients = maxClients
-            self.files = files
-        }
-    }
-
-    /// One `[[output.files]]` table: a file rewritten atomically on every change, in one format.
-    public struct StatusFile: Sendable, Hashable {
-        /// `path`: absolute; no two status files share one.
-        public var path: String
-        /// `format`.
-        public var format: OutputFormat
-        /// `template`: for ``OutputFormat/template``, where it must not be empty; e.g. `"%c %t"`.
-        public var template: String
-        /// `icons`.
-        public var icons: IconSet
-
-        public init(path: String, format: OutputFormat, template: String = "", icons: IconSet = .emoji) {
-            self.path = path
-            self.format = format
-            self.template = template
-            self.icons = icons
-        }
-    }
-
-    /// `[display]`: how reports look in bars and in `forecastctl`.
-    public struct Display: Sendable, Hashable {
-        /// `icons`: the icon set of the socket's formats and of `forecastctl`.
-        public var icons: IconSet
-        /// `hot_celsius`: at or above this temperature a bar gets the class `hot`.
-        public var hotCelsius: Double
-        /// `cold_celsius`: at or below this temperature a bar gets the class `cold`; below ``hotCelsius``.
-        public var coldCelsius: Double
-
-        public init(icons: IconSet = .emoji, hotCelsius: Double = 30, coldCelsius: Double = 0) {
-            self.icons = icons
-            self.hotCelsius = hotCelsius
-            self.coldCelsius = coldCelsius
-        }
-    }
+            The daemon follows this file: a saved change applies at once, and so do SIGHUP and
+            `forecastctl reload`, except for the keys "read at start", which take effect when forecastd
+            restarts. A change with a mistake is not applied; the last good settings keep running and the
+            report says what to fix. `forecastctl set KEY VALUE` (and `units`, `pin`, `unpin`, `mode`) edit
+            this file for you, leaving comments and layout as they are. `forecastctl config default` prints
+            this file as shipped.
+            """,
+        [
+            .key(
+                "units", \.units, .choice(UnitSystem.self, noun: "a unit system"), .live,
+                "Units for temperatures, wind, precipitation and distances: {allowed}."),
+            .key(
+                "refresh_minutes", \.refreshMinutes, .integer(1...1440), .live,
+                "How often to fetch the forecast again, in minutes ({allowed})."),
+        ])
 }
 
 // MARK: - Defaults
 
 extension Settings {
-    /// The Open-Meteo forecast endpoint used when the file does not name one.
-    public static let defaultOpenMeteoURL = URL(string: "https://api.open-meteo.com/v1/forecast")!
-    /// MET Norway's Locationforecast 2.0 `compact` endpoint.
-    public static let defaultMetNorwayURL = URL(string: "https://api.met.no/weatherapi/locationforecast/2.0/compact")!
-    /// OpenWeatherMap's API base URL.
-    public static let defaultOpenWeatherMapURL = URL(string: "https://api.openweathermap.org")!
-    /// Each IP geolocation service's endpoint: HTTPS where the service offers it (ip-api.com's free
-    /// tier is HTTP only).
-    public static let defaultIPServiceURLs: [IPService: URL] = [
-        .ipinfo: URL(string: "https://ipinfo.io/json")!,
-        .ipapi: URL(string: "https://ipapi.co/json/")!,
-        .ifconfig: URL(string: "https://ifconfig.co/json")!,
-        .ipAPI: URL(string: "http://ip-api.com/json/")!,
-    ]
-    /// Where GeoClue's static source reads a fixed position.
-    public static let defaultStaticFile = "/etc/geolocation"
     /// The environment variable that gives the OpenWeatherMap API key when the file gives none.
     public static let openWeatherMapKeyVariable = "FORECASTD_OPENWEATHERMAP_API_KEY"
     /// The environment variable that, set to `0`, `off`, `no` or `false`, turns IP geolocation off in the
@@ -446,40 +132,15 @@ extension Settings {
             return key.isEmpty ? nil : Secret(key, origin: .environment(variable: openWeatherMapKeyVariable))
         }
 
-        return Settings(
-            units: .metric,
-            refreshMinutes: 15,
-            location: Location(
-                mode: .auto,
-                refreshDistanceKm: 5.0,
-                naming: .city,
-                staticFile: defaultStaticFile,
-                maxSpeedKmh: 1200,
-                pin: nil,
-                gpsd: Gpsd(enabled: true, host: "127.0.0.1", port: 2947, maxFixAgeSeconds: 120, recentFixMinutes: 30),
-                ip: IPGeolocation(
-                    enabled: !["0", "off", "no", "false"].contains(environment[ipGeolocationVariable]?.lowercased() ?? ""),
-                    services: [.ipinfo, .ipapi], urls: defaultIPServiceURLs)
-            ),
-            providers: Providers(
-                order: [.openMeteo, .metNorway],
-                coordinatePrecision: 2,
-                openMeteo: OpenMeteo(url: defaultOpenMeteoURL, timeoutSeconds: 15),
-                metNorway: MetNorway(url: defaultMetNorwayURL, contact: "", timeoutSeconds: 15),
-                openWeatherMap: OpenWeatherMap(
-                    url: defaultOpenWeatherMapURL, apiKey: environmentKey, apiKeyFile: nil, oneCall: false,
-                    timeoutSeconds: 15)
-            ),
+        var settings = Settings(
             output: Output(
-                statusFile: join(runtimeDirectory, "report.json"),
-                socket: join(runtimeDirectory, "forecastd.sock"),
-                socketGroup: nil,
-                maxClients: 64,
-                files: []
-            ),
-            display: Display(icons: .emoji, hotCelsius: 30, coldCelsius: 0),
-            stateDirectory: stateDirectory
-        )
+                statusFile: join(runtimeDirectory, "report.json"), socket: join(runtimeDirectory, "forecastd.sock")),
+            stateDirectory: stateDirectory)
+        settings.providers.openWeatherMap.apiKey = environmentKey
+        if ["0", "off", "no", "false"].contains(environment[ipGeolocationVariable]?.lowercased() ?? "") {
+            settings.location.ip.enabled = false
+        }
+        return settings
     }
 
     /// Whether the process looks like a system-wide systemd service: started by systemd

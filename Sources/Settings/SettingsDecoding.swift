@@ -2,130 +2,37 @@ import ForecastModel
 import Foundation
 import TOMLKit
 
-extension Settings {
-    /// Reads and decodes the settings file at `path`, over the defaults for this environment.
-    ///
-    /// - Throws: ``SettingsError`` naming the file when it cannot be read, or listing every problem
-    ///   in it with its line and column.
-    public static func load(
-        from path: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        isSystemService: Bool
-    ) throws(SettingsError) -> Settings {
-        let text = try readSettingsFile(path)
-        return try decode(
-            text, path: path, defaults: defaults(environment: environment, isSystemService: isSystemService))
-    }
-
-    /// The settings `source` leads to: the file's, or the defaults when there is none.
-    public static func load(
-        _ source: SettingsSource,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        isSystemService: Bool
-    ) throws(SettingsError) -> Settings {
-        guard let path = source.path else {
-            return defaults(environment: environment, isSystemService: isSystemService)
-        }
-        return try load(from: path, environment: environment, isSystemService: isSystemService)
-    }
-
-    /// Reads the settings `source` leads to, with the warnings the files deserve.
-    ///
-    /// The settings are those of ``load(_:environment:isSystemService:)``. A warning is added for
-    /// each file holding an API key (the settings file with `api_key`, or the `api_key_file`) that
-    /// users other than its owner may read.
-    public static func loadWithWarnings(
-        _ source: SettingsSource,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        isSystemService: Bool
-    ) throws(SettingsError) -> LoadedSettings {
-        let settings = try load(source, environment: environment, isSystemService: isSystemService)
-        return LoadedSettings(settings: settings, warnings: warnings(for: settings, path: source.path))
-    }
-
-    /// The warnings the files behind `settings` deserve; `path` is the settings file, if any.
-    public static func warnings(for settings: Settings, path: String?) -> [SettingsWarning] {
-        let holder: String? =
-            switch settings.providers.openWeatherMap.apiKey?.origin {
-            case .settingsFile: path
-            case .keyFile(let keyFile): keyFile
-            case .environment, nil: nil
-            }
-        guard let holder else { return [] }
-        var info = stat()
-        guard stat(holder, &info) == 0, info.st_mode & 0o044 != 0 else { return [] }
-        return [
-            SettingsWarning(
-                path: holder, message: "holds an API key and is readable by other users; chmod 600 \(holder)")
-        ]
-    }
-
-    /// Decodes the text of a settings file: `defaults`, overlaid with what the file sets.
-    ///
-    /// Every key is checked: unknown keys, wrong types, out-of-range numbers, unknown names, incomplete
-    /// pins and malformed URLs are all collected, so the error lists every problem, not only the first.
-    ///
-    /// - Parameters:
-    ///   - text: the file's contents.
-    ///   - path: the file's path, used only in messages.
-    ///   - defaults: the values of keys the file leaves out.
-    public static func decode(_ text: String, path: String, defaults: Settings) throws(SettingsError) -> Settings {
-        var decoder = SettingsDecoder(text: text, path: path)
-        let settings = decoder.decode(over: defaults)
-        if !decoder.problems.isEmpty {
-            throw SettingsError(problems: decoder.sortedProblems)
-        }
-        return settings
-    }
-
-    /// The largest settings file read; anything bigger is not a settings file. Generous, because a
-    /// file may carry long comments, and small enough that reading it whole costs nothing.
-    static let maximumFileSize = 16 << 20
-
-    static func readSettingsFile(_ path: String) throws(SettingsError) -> String {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw SettingsError(SettingsProblem(path: path, message: "is a directory, not a settings file"))
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            let message = code == ENOENT ? "no such file" : "cannot be read: \(String(cString: strerror(code)))"
-            throw SettingsError(SettingsProblem(path: path, message: message))
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        let data: Data
-        do {
-            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
-        } catch {
-            throw SettingsError(SettingsProblem(path: path, message: "cannot be read: \(error)"))
-        }
-        guard data.count <= maximumFileSize else {
-            throw SettingsError(
-                SettingsProblem(
-                    path: path, message: "is larger than a settings file can be", allowed: "at most 16 MiB"))
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw SettingsError(
-                SettingsProblem(path: path, message: "is not UTF-8 text", allowed: "a UTF-8 TOML file"))
-        }
-        return text
-    }
-}
-
-/// Walks a parsed document against ``SettingsSchema``, collecting every problem with its place.
+/// Walks a parsed document against the settings table, collecting every problem with its place.
+///
+/// The table's rows check each key (its TOML type, then its range or spelling) and store what they
+/// accept; the rules of `SettingsRules.swift` then check what involves several keys and decode the
+/// `[[tables]]`.
 struct SettingsDecoder {
     let text: String
     let path: String
     let map: TOMLSourceMap
     private(set) var problems: [SettingsProblem] = []
+    /// The steps decoding took: the source map's, and every statement or value looked at since. Tests
+    /// bound it to keep decoding linear in the size of the file.
+    var cost = 0
+    /// The checked values of the keys the file sets, by path, as the rows gave them back.
+    private(set) var values: [[String]: SettingsValue] = [:]
+    /// Every key and table the file writes, valid or not, by path.
+    private(set) var written: Set<[String]> = []
+    /// The tables decoded: written, and written as tables.
+    private(set) var decodedTables: Set<[String]> = []
     /// The `[[table]]` being decoded and its index: problems inside it are placed in that table.
-    private var arrayElement: (path: [String], index: Int)?
+    var arrayElement: (path: [String], index: Int)?
+    /// The statements of each `[[table]]` header, by its path: found once, used for every problem.
+    private var elementHeaders: [[String]: [Int]] = [:]
+    /// Each `[[table]]` whose problems were placed, by path and index.
+    private var elementTables: [[String]: [Int: ElementTable]] = [:]
 
     init(text: String, path: String) {
         self.text = text
         self.path = path
         self.map = TOMLSourceMap(text)
+        self.cost = map.scanCost
     }
 
     /// The problems by line and column; problems at the same place keep the order they were found in.
@@ -160,610 +67,156 @@ struct SettingsDecoder {
             problems.append(SettingsProblem(path: path, message: "invalid TOML: \(error)"))
             return defaults
         }
-
+        // TOMLKit 0.6 never frees a parsed document: clearing it frees its nodes, all but the empty
+        // root table, so a reload does not leak the file's size each time (28 MB for 1 MiB of keys).
+        defer { root.clear() }
         var settings = defaults
-        checkKeys(of: root, at: [])
-
-        if let units: UnitSystem = choice(root, "units", at: [], noun: "a unit system") {
-            settings.units = units
-        }
-        if let minutes = integer(root, "refresh_minutes", at: [], in: 1...1440) {
-            settings.refreshMinutes = minutes
-        }
-        if let location = table(root, "location", at: []) {
-            decodeLocation(location, into: &settings.location)
-        }
-        if settings.location.mode == .pinned && settings.location.pin == nil && !hasValue(["location", "pin"], root) {
-            report(
-                ["location", "mode"], at: .value, "\"pinned\" needs a [location.pin] table with latitude and longitude")
-        }
-        if let providers = table(root, "providers", at: []) {
-            decodeProviders(providers, into: &settings.providers)
-        }
-        if settings.providers.order.contains(.openWeatherMap) && settings.providers.openWeatherMap.apiKey == nil {
-            report(
-                ["providers", "order"], at: .value, "\"openweathermap\" needs an API key",
-                allowed:
-                    "set providers.openweathermap.api_key or api_key_file, or $\(Settings.openWeatherMapKeyVariable)")
-        }
-        if let output = table(root, "output", at: []) {
-            decodeOutput(output, into: &settings.output)
-        }
-        if let display = table(root, "display", at: []) {
-            decodeDisplay(display, into: &settings.display)
-        }
-        if let history = table(root, "history", at: []) {
-            if let days = integer(history, "retention_days", at: ["history"], in: 1...36_500) {
-                settings.history.retentionDays = days
-            }
-        }
-        if let cities = root["cities"] {
-            decodeCities(cities, into: &settings.cities)
-        }
+        decodeTable(root, Settings.rootTable, into: &settings)
+        applyRules(to: &settings, root: root)
         return settings
     }
 
-    private mutating func decodeLocation(_ location: TOMLTable, into settings: inout Settings.Location) {
-        let path = ["location"]
-        if let mode: Settings.LocationMode = choice(location, "mode", at: path, noun: "a location mode") {
-            settings.mode = mode
+    /// Checks the names in `toml`, the table `table` as written, then decodes each of its keys and
+    /// tables; `[[tables]]` are left to their rules.
+    private mutating func decodeTable(_ toml: TOMLTable, _ table: SettingsTable.Table, into settings: inout Settings) {
+        decodedTables.insert(table.path)
+        checkKeys(of: toml, at: table.path)
+        for key in table.keys {
+            guard let raw = toml[key.name] else { continue }
+            guard let value = checked(raw, key) else { continue }
+            values[key.path] = value
+            key.store?(&settings, value)
         }
-        if let distance = number(location, "refresh_distance_km", at: path, in: 0.1...1000) {
-            settings.refreshDistanceKm = distance
-        }
-        if let naming: Settings.PlaceNaming = choice(location, "naming", at: path, noun: "a naming rule") {
-            settings.naming = naming
-        }
-        if let staticFile = optionalAbsolutePath(location, "static_file", at: path) {
-            settings.staticFile = staticFile.isEmpty ? nil : staticFile
-        }
-        if let speed = number(location, "max_speed_kmh", at: path, in: 1...100_000) {
-            settings.maxSpeedKmh = speed
-        }
-        if let pin = table(location, "pin", at: path) {
-            let pinPath = path + ["pin"]
-            let latitude = number(pin, "latitude", at: pinPath, in: -90...90)
-            let longitude = number(pin, "longitude", at: pinPath, in: -180...180)
-            let name = nonEmptyString(pin, "name", at: pinPath, allowed: "a non-empty name, or no name key at all")
-            var complete = true
-            for (key, range) in [("latitude", "-90...90"), ("longitude", "-180...180")] where pin[key] == nil {
-                complete = false
-                report(
-                    pinPath + [key], at: .value, "missing; a pin needs both latitude and longitude",
-                    allowed: range, anchor: pinPath)
+        for subtable in SettingsTable.subtables(of: table.path) where subtable.kind != .array {
+            guard let raw = toml[subtable.path[subtable.path.count - 1]] else { continue }
+            written.insert(subtable.path)
+            guard raw.type == .table, let child = raw.table else {
+                report(subtable.path, at: .value, "expected a table, found \(Self.describe(raw.type))")
+                continue
             }
-            if complete, let latitude, let longitude {
-                let coordinate = Coordinate(latitude: latitude, longitude: longitude)
-                if latitude == 0 && longitude == 0 {
-                    report(
-                        pinPath, at: .value,
-                        "\(Self.render(number: latitude)), \(Self.render(number: longitude)) is \"null island\", "
-                            + "where receivers without a fix claim to be",
-                        allowed: "any other point")
-                } else if pin["name"] == nil || name != nil {
-                    settings.pin = Settings.Pin(coordinate: coordinate, name: name)
-                }
-            }
-        }
-        if let gpsd = table(location, "gpsd", at: path) {
-            let gpsdPath = path + ["gpsd"]
-            if let enabled = boolean(gpsd, "enabled", at: gpsdPath) {
-                settings.gpsd.enabled = enabled
-            }
-            if let host = nonEmptyString(gpsd, "host", at: gpsdPath, allowed: "a host name or IP address") {
-                settings.gpsd.host = host
-            }
-            if let port = integer(gpsd, "port", at: gpsdPath, in: 1...65535) {
-                settings.gpsd.port = port
-            }
-            if let age = integer(gpsd, "max_fix_age_seconds", at: gpsdPath, in: 1...86400) {
-                settings.gpsd.maxFixAgeSeconds = age
-            }
-            if let minutes = integer(gpsd, "recent_fix_minutes", at: gpsdPath, in: 0...1440) {
-                settings.gpsd.recentFixMinutes = minutes
-            }
-        }
-        if let ip = table(location, "ip", at: path) {
-            let ipPath = path + ["ip"]
-            if let enabled = boolean(ip, "enabled", at: ipPath) {
-                settings.ip.enabled = enabled
-            }
-            if let services: [Settings.IPService] = choices(
-                ip, "services", at: ipPath, noun: "an IP geolocation service")
-            {
-                settings.ip.services = services
-            }
-            for service in Settings.IPService.allCases {
-                if let url = httpURL(ip, Self.urlKey(of: service), at: ipPath) {
-                    settings.ip.urls[service] = url
-                }
-            }
+            decodeTable(child, subtable, into: &settings)
         }
     }
 
-    /// The key of an IP geolocation service's endpoint: `ip-api` is `ip_api_url`.
-    static func urlKey(of service: Settings.IPService) -> String {
-        service.rawValue.replacingOccurrences(of: "-", with: "_") + "_url"
-    }
-
-    private mutating func decodeProviders(_ providers: TOMLTable, into settings: inout Settings.Providers) {
-        let path = ["providers"]
-        if let order: [Settings.ProviderName] = choices(providers, "order", at: path, noun: "a weather provider") {
-            settings.order = order
-        }
-        if let precision = integer(providers, "coordinate_precision", at: path, in: 0...4) {
-            settings.coordinatePrecision = precision
-        }
-        if let openMeteo = table(providers, "open_meteo", at: path) {
-            let tablePath = path + ["open_meteo"]
-            if let url = httpURL(openMeteo, "url", at: tablePath) {
-                settings.openMeteo.url = url
-            }
-            // "" switches the online search off; anything else must be an http(s) URL.
-            if openMeteo["geocoding_url"]?.string == "" {
-                settings.openMeteo.geocodingURL = nil
-            } else if let url = httpURL(openMeteo, "geocoding_url", at: tablePath) {
-                settings.openMeteo.geocodingURL = url
-            }
-            if let timeout = integer(openMeteo, "timeout_seconds", at: tablePath, in: 1...120) {
-                settings.openMeteo.timeoutSeconds = timeout
-            }
-        }
-        if let metNorway = table(providers, "met_norway", at: path) {
-            let tablePath = path + ["met_norway"]
-            if let url = httpURL(metNorway, "url", at: tablePath) {
-                settings.metNorway.url = url
-            }
-            if let contact = string(metNorway, "contact", at: tablePath) {
-                settings.metNorway.contact = contact.trimmingCharacters(in: .whitespaces)
-            }
-            if let timeout = integer(metNorway, "timeout_seconds", at: tablePath, in: 1...120) {
-                settings.metNorway.timeoutSeconds = timeout
-            }
-        }
-        if let openWeatherMap = table(providers, "openweathermap", at: path) {
-            decodeOpenWeatherMap(openWeatherMap, into: &settings.openWeatherMap)
-        }
-    }
-
-    private mutating func decodeOpenWeatherMap(_ table: TOMLTable, into settings: inout Settings.OpenWeatherMap) {
-        let path = ["providers", "openweathermap"]
-        if let url = httpURL(table, "url", at: path) {
-            settings.url = url
-        }
-        if let oneCall = boolean(table, "one_call", at: path) {
-            settings.oneCall = oneCall
-        }
-        if let timeout = integer(table, "timeout_seconds", at: path, in: 1...120) {
-            settings.timeoutSeconds = timeout
-        }
-        let key = string(table, "api_key", at: path)?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let keyFile = optionalAbsolutePath(table, "api_key_file", at: path)
-        if let keyFile, !keyFile.isEmpty {
-            settings.apiKeyFile = keyFile
-        }
-        // The file's own key wins, then the key file, then the environment (already in the defaults).
-        if let key, !key.isEmpty {
-            settings.apiKey = Secret(key, origin: .settingsFile)
-        } else if let keyFile, !keyFile.isEmpty {
-            switch Self.readKeyFile(keyFile) {
-            case .success(let secret):
-                settings.apiKey = Secret(secret, origin: .keyFile(path: keyFile))
-            case .failure(let problem):
-                report(
-                    path + ["api_key_file"], at: .value, "\(Self.quote(keyFile)) \(problem.message)",
-                    allowed: problem.allowed)
-            }
-        }
-    }
-
-    /// Why a key file gave no key.
-    struct KeyFileProblem: Error {
-        var message: String
-        var allowed: String?
-    }
-
-    /// The first line of the key file at `path`, trimmed.
-    static func readKeyFile(_ path: String) -> Result<String, KeyFileProblem> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            return .failure(
-                KeyFileProblem(
-                    message: code == ENOENT ? "does not exist" : "cannot be read: \(String(cString: strerror(code)))",
-                    allowed: "a readable file whose first line is the API key"))
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        let data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
-        let firstLine = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
-        let key = firstLine.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard !key.isEmpty else {
-            return .failure(KeyFileProblem(message: "is empty", allowed: "a file whose first line is the API key"))
-        }
-        return .success(key)
-    }
-
-    private mutating func decodeOutput(_ output: TOMLTable, into settings: inout Settings.Output) {
-        let path = ["output"]
-        if let statusFile = absolutePath(output, "status_file", at: path) {
-            settings.statusFile = statusFile
-        }
-        if let socket = absolutePath(output, "socket", at: path) {
-            // sun_path holds 108 bytes including the terminating NUL.
-            if socket.utf8.count > 107 {
-                report(
-                    path + ["socket"], at: .value,
-                    "is \(socket.utf8.count) bytes long, too long for a Unix socket path",
-                    allowed: "at most 107 bytes")
-            } else {
-                settings.socket = socket
-            }
-        }
-        if let group = string(output, "socket_group", at: path) {
-            if group.isEmpty {
-                settings.socketGroup = nil
-            } else if group.utf8.count <= 32, group.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9_.-]*\$?/) != nil {
-                settings.socketGroup = group
-            } else {
-                report(
-                    path + ["socket_group"], at: .value, "\(Self.quote(group)) is not a group name",
-                    allowed: "a group name such as \"forecastd\", or \"\" for the owner only")
-            }
-        }
-        if let clients = integer(output, "max_clients", at: path, in: 1...10_000) {
-            settings.maxClients = clients
-        }
-        if let files = output["files"] {
-            decodeStatusFiles(files, into: &settings.files)
-        }
-    }
-
-    /// Walks an array of tables (`[[output.files]]`, `[[cities]]`): every element must be a table of
-    /// known keys that `decodeElement` turns into a value without a problem. The array is used only
-    /// when all of them do (nil otherwise), so one bad table never drops the others silently.
-    private mutating func decodeTables<Element>(
-        _ value: any TOMLValueConvertible, at path: [String],
-        _ decodeElement: (inout Self, TOMLTable, _ decodedSoFar: [Element]) -> Element?
-    ) -> [Element]? {
-        guard value.type == .array, let array = value.array else {
-            report(path, at: .value, "expected [[\(path.joined(separator: "."))]] tables, found \(Self.describe(value.type))")
+    /// The value of `key` as written, checked: its TOML type, then its range or spelling. A problem is
+    /// reported and nil returned when it is not allowed.
+    mutating func checked(_ raw: any TOMLValueConvertible, _ key: SettingsKey) -> SettingsValue? {
+        cost += 1
+        written.insert(key.path)
+        let result = Self.settingsValue(raw, as: key.type, allowed: key.allowed, source: valueBytes(of: key.path))
+            .flatMap(key.check)
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let refusal):
+            report(key.path, at: .value, refusal.message, allowed: refusal.allowed)
             return nil
         }
-        var decoded: [Element] = []
-        var valid = true
-        for (index, element) in array.enumerated() {
-            arrayElement = (path, index)
-            defer { arrayElement = nil }
-            guard element.type == .table, let table = element.table else {
-                report(path, at: .value, "expected a table, found \(Self.describe(element.type))")
-                valid = false
-                continue
-            }
-            checkKeys(of: table, at: path)
-            let before = problems.count
-            guard let item = decodeElement(&self, table, decoded), problems.count == before else {
-                valid = false
-                continue
-            }
-            decoded.append(item)
-        }
-        return valid ? decoded : nil
     }
 
-    private mutating func decodeStatusFiles(_ value: any TOMLValueConvertible, into files: inout [Settings.StatusFile])
-    {
-        let path = ["output", "files"]
-        let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.StatusFile]) in
-            let filePath = decoder.absolutePath(table, "path", at: path)
-            let format: Settings.OutputFormat? = decoder.choice(table, "format", at: path, noun: "an output format")
-            let template = decoder.string(table, "template", at: path) ?? ""
-            let icons: Settings.IconSet? = decoder.choice(table, "icons", at: path, noun: "an icon set")
-            for key in ["path", "format"] where table[key] == nil {
-                decoder.report(
-                    path + [key], at: .value, "missing; every [[output.files]] table needs a path and a format",
-                    anchor: path)
-            }
-            if let filePath, let earlier = decoded.firstIndex(where: { $0.path == filePath }) {
-                decoder.report(
-                    path + ["path"], at: .value,
-                    "\(Self.quote(filePath)) is already the path of output.files[\(earlier + 1)]",
-                    allowed: "a different file for each [[output.files]] table")
-            }
-            if format == .template, template.trimmingCharacters(in: .whitespaces).isEmpty {
-                decoder.report(
-                    path + ["format"], at: .value, "\"template\" needs a template",
-                    allowed: "a template key such as template = \"%c %t\"")
-            }
-            guard let filePath, let format else { return nil }
-            return Settings.StatusFile(path: filePath, format: format, template: template, icons: icons ?? .emoji)
-        }
-        if let decoded { files = decoded }
-    }
-
-    private mutating func decodeCities(_ value: any TOMLValueConvertible, into cities: inout [Settings.City]) {
-        let path = ["cities"]
-        let decoded = decodeTables(value, at: path) { (decoder: inout Self, table, decoded: [Settings.City]) in
-            let before = decoder.problems.count
-            let name = decoder.nonEmptyString(table, "name", at: path, allowed: "the name to show, such as \"Paris\"")
-            let admin1 = decoder.nonEmptyString(
-                table, "admin1", at: path, allowed: "the region's name, such as \"Texas\", or no admin1 key at all")
-            let country = decoder.countryCode(table, "country", at: path)
-            let latitude = decoder.number(table, "latitude", at: path, in: -90...90)
-            let longitude = decoder.number(table, "longitude", at: path, in: -180...180)
-            let favorite = decoder.boolean(table, "favorite", at: path) ?? false
-            let added = decoder.date(table, "added", at: path)
-            let explicitID = decoder.string(table, "id", at: path)
-            if let explicitID, !CityID.isValid(explicitID) {
-                decoder.report(
-                    path + ["id"], at: .value, "\(Self.quote(explicitID)) is not an id",
-                    allowed: "lower-case letters and digits in words joined by \"-\", such as \"springfield-il-us\"")
-            }
-            for (key, allowed) in [("name", "a name such as \"Paris\""), ("latitude", "-90...90"), ("longitude", "-180...180")]
-            where table[key] == nil {
-                decoder.report(
-                    path + [key], at: .value, "missing; every [[cities]] table needs a name, a latitude and a longitude",
-                    allowed: allowed, anchor: path)
-            }
-            if let latitude, let longitude, latitude == 0 && longitude == 0 {
-                decoder.report(
-                    path + ["latitude"], at: .value, "0, 0 is \"null island\", where receivers without a fix claim to be",
-                    allowed: "the city's own coordinates")
-            }
-            // A duplicate is judged only on a city that is otherwise valid: its id is then known.
-            guard decoder.problems.count == before, let name, let latitude, let longitude else { return nil }
-            let city = Settings.City(
-                name: name, admin1: admin1, countryCode: country,
-                coordinate: Coordinate(latitude: latitude, longitude: longitude), favorite: favorite, added: added,
-                explicitID: explicitID)
-            if let earlier = decoded.firstIndex(where: { $0.id == city.id }) {
-                decoder.report(
-                    path + [explicitID != nil ? "id" : "name"], at: .value,
-                    "the id \(Self.quote(city.id)) is already that of cities[\(earlier + 1)] (\(decoded[earlier].label))",
-                    allowed: "each city once; two places of one name need an id key of their own, such as id = "
-                        + Self.quote(city.id + "-2"))
-                return nil
-            }
-            return city
-        }
-        if let decoded { cities = decoded }
-    }
-
-    private mutating func decodeDisplay(_ display: TOMLTable, into settings: inout Settings.Display) {
-        let path = ["display"]
-        if let icons: Settings.IconSet = choice(display, "icons", at: path, noun: "an icon set") {
-            settings.icons = icons
-        }
-        let hot = number(display, "hot_celsius", at: path, in: -100...100)
-        let cold = number(display, "cold_celsius", at: path, in: -100...100)
-        let newHot = hot ?? settings.hotCelsius
-        let newCold = cold ?? settings.coldCelsius
-        guard newCold < newHot else {
-            report(
-                path + [cold != nil ? "cold_celsius" : "hot_celsius"], at: .value,
-                "cold_celsius (\(Self.render(bound: newCold))) must be below hot_celsius (\(Self.render(bound: newHot)))"
-            )
-            return
-        }
-        settings.hotCelsius = newHot
-        settings.coldCelsius = newCold
-    }
-
-    // MARK: Reading values
-
-    /// Whether the document has a value at `keyPath`, whatever its type.
-    private func hasValue(_ keyPath: [String], _ root: TOMLTable) -> Bool {
-        var table = root
-        for (offset, key) in keyPath.enumerated() {
-            guard let value = table[key] else { return false }
-            if offset == keyPath.count - 1 { return true }
-            guard let next = value.table else { return false }
-            table = next
-        }
-        return true
-    }
-
-    private mutating func checkKeys(of table: TOMLTable, at tablePath: [String]) {
-        guard let allowed = SettingsSchema.keys(of: tablePath) else { return }
-        for key in table.keys where !allowed.contains(key) {
+    /// Reports the names in `table` that the table at `tablePath` does not have.
+    ///
+    /// `written` names what the table holds, from the source map: TOMLKit leaks every name it lists
+    /// (`keys`), so it is asked only for tables the map does not see into (inline tables in arrays).
+    mutating func checkKeys(of table: TOMLTable, at tablePath: [String], written names: [String]? = nil) {
+        guard let allowed = SettingsTable.allowedNames(in: tablePath) else { return }
+        cost += allowed.count
+        guard table.count > allowed.count(where: { table[$0] != nil }) else { return }
+        var unknown = (names ?? map.names(in: tablePath)).filter { !allowed.contains($0) && table[$0] != nil }
+        if unknown.isEmpty { unknown = table.keys.filter { !allowed.contains($0) } }
+        for key in unknown {
+            cost += 1
             report(tablePath + [key], at: .key, "unknown key", allowed: allowed.joined(separator: ", "))
         }
     }
 
-    /// The table at `key`, with its keys checked; `nil` when absent or not a table.
-    private mutating func table(_ parent: TOMLTable, _ key: String, at path: [String]) -> TOMLTable? {
-        guard let value = parent[key] else { return nil }
-        guard value.type == .table, let table = value.table else {
-            report(path + [key], at: .value, "expected a table, found \(Self.describe(value.type))")
-            return nil
+    /// The names written in the `[[table]]` being decoded, from the source map; nil for an array written
+    /// inline, whose tables the map does not see into.
+    mutating func elementNames() -> [String]? {
+        guard let element = arrayElement, let table = elementTable(element) else { return nil }
+        var names: [String] = []
+        var seen: Set<String> = []
+        for path in table.keyPaths where path.count > element.path.count {
+            let name = path[element.path.count]
+            if seen.insert(name).inserted { names.append(name) }
         }
-        checkKeys(of: table, at: path + [key])
-        return table
+        cost += table.keyPaths.count
+        return names
     }
 
-    private mutating func integer(
-        _ table: TOMLTable, _ key: String, at path: [String], in range: ClosedRange<Int>
-    ) -> Int? {
-        guard let value = table[key] else { return nil }
-        guard value.type == .int, let integer = value.int else {
-            report(path + [key], at: .value, "expected an integer, found \(Self.describe(value.type))")
-            return nil
-        }
-        guard range.contains(integer) else {
-            report(
-                path + [key], at: .value, "\(integer) is out of range",
-                allowed: "\(range.lowerBound)...\(range.upperBound)")
-            return nil
-        }
-        return integer
-    }
-
-    /// A number; integers are accepted where a fraction is allowed (`latitude = 45`).
-    private mutating func number(
-        _ table: TOMLTable, _ key: String, at path: [String], in range: ClosedRange<Double>
-    ) -> Double? {
-        guard let value = table[key] else { return nil }
-        let number: Double
-        let written: String
-        if value.type == .double, let double = value.double {
-            number = double
-            written = Self.render(number: double)
-        } else if value.type == .int, let integer = value.int {
-            number = Double(integer)
-            written = String(integer)
+    /// The bytes of the value of `keyPath` as written, in the `[[table]]` being decoded if there is one;
+    /// nil where the source map does not see (pairs of inline tables in arrays).
+    private mutating func valueBytes(of keyPath: [String]) -> ArraySlice<UInt8>? {
+        let entry: TOMLSourceMap.Entry?
+        if let element = arrayElement {
+            entry = elementTable(element)?.entries[keyPath]
         } else {
-            report(path + [key], at: .value, "expected a number, found \(Self.describe(value.type))")
-            return nil
+            entry = map.entry(for: keyPath)
         }
-        // NaN fails `contains`, so it is reported here too.
-        guard range.contains(number) else {
-            report(
-                path + [key], at: .value, "\(written) is out of range",
-                allowed: "\(Self.render(bound: range.lowerBound))...\(Self.render(bound: range.upperBound))")
-            return nil
-        }
-        return number
+        return entry?.valueBytes.map { map.bytes[$0] }
     }
 
-    private mutating func boolean(_ table: TOMLTable, _ key: String, at path: [String]) -> Bool? {
-        guard let value = table[key] else { return nil }
-        guard value.type == .bool, let boolean = value.bool else {
-            report(path + [key], at: .value, "expected a boolean, found \(Self.describe(value.type))")
-            return nil
-        }
-        return boolean
-    }
-
-    private mutating func string(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
-        guard let value = table[key] else { return nil }
-        guard value.type == .string, let string = value.string else {
-            report(path + [key], at: .value, "expected a string, found \(Self.describe(value.type))")
-            return nil
-        }
-        return string
-    }
-
-    private mutating func nonEmptyString(
-        _ table: TOMLTable, _ key: String, at path: [String], allowed: String
-    ) -> String? {
-        guard let string = string(table, key, at: path) else { return nil }
-        guard !string.trimmingCharacters(in: .whitespaces).isEmpty else {
-            report(path + [key], at: .value, "must not be empty", allowed: allowed)
-            return nil
-        }
-        return string
-    }
-
-    private mutating func choice<Choice: RawRepresentable & CaseIterable>(
-        _ table: TOMLTable, _ key: String, at path: [String], noun: String
-    ) -> Choice? where Choice.RawValue == String {
-        guard let string = string(table, key, at: path) else { return nil }
-        guard let choice = Choice(rawValue: string) else {
-            report(
-                path + [key], at: .value, "\(Self.quote(string)) is not \(noun)",
-                allowed: Choice.allCases.map { Self.quote($0.rawValue) }.joined(separator: ", "))
-            return nil
-        }
-        return choice
-    }
-
-    private mutating func httpURL(_ table: TOMLTable, _ key: String, at path: [String]) -> URL? {
-        guard let string = string(table, key, at: path) else { return nil }
-        guard let components = URLComponents(string: string),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty,
-            let url = components.url
-        else {
-            report(
-                path + [key], at: .value, "\(Self.quote(string)) is not an http or https URL",
-                allowed: "a URL such as \"https://api.open-meteo.com/v1/forecast\"")
-            return nil
-        }
-        return url
-    }
-
-    /// An ISO 3166-1 alpha-2 code, two ASCII letters in either case; returned upper-case.
-    private mutating func countryCode(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
-        guard let string = string(table, key, at: path) else { return nil }
-        guard string.count == 2, string.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic }) else {
-            report(
-                path + [key], at: .value, "\(Self.quote(string)) is not a country code",
-                allowed: "an ISO 3166-1 alpha-2 code such as \"FR\", or no country key at all")
-            return nil
-        }
-        return string.uppercased()
-    }
-
-    /// A TOML local date, `2026-11-22` without quotes.
-    private mutating func date(_ table: TOMLTable, _ key: String, at path: [String]) -> CalendarDate? {
-        guard let value = table[key] else { return nil }
-        let allowed = "a date written as 2026-11-22, without quotes"
-        guard value.type == .date, let tomlDate = value.date else {
-            if value.type == .string, let text = value.string, CalendarDate(text) != nil {
-                report(path + [key], at: .value, "expected a date, found a string", allowed: allowed)
-            } else {
-                report(path + [key], at: .value, "expected a date, found \(Self.describe(value.type))", allowed: allowed)
+    /// A TOML value as a ``SettingsValue`` of `type`, or why it is not one.
+    ///
+    /// Values are read from `source`, the value as written, where it is known: TOMLKit leaks a copy of
+    /// each value it hands out (``TOMLStrings``).
+    static func settingsValue(
+        _ raw: any TOMLValueConvertible, as type: SettingsValueType, allowed: String?, source: ArraySlice<UInt8>? = nil
+    ) -> Result<SettingsValue, SettingsRefusal> {
+        let found = describe(raw.type)
+        switch type {
+        case .string:
+            if raw.type == .string, let string = source.flatMap(TOMLStrings.string) ?? raw.string {
+                return .success(.string(string))
             }
-            return nil
-        }
-        guard let date = CalendarDate(year: tomlDate.year, month: tomlDate.month, day: tomlDate.day) else {
-            report(path + [key], at: .value, "is not a day of the calendar", allowed: allowed)
-            return nil
-        }
-        return date
-    }
-
-    /// A list of names, each one of `Choice`: not empty, none twice.
-    private mutating func choices<Choice: RawRepresentable & CaseIterable & Equatable>(
-        _ table: TOMLTable, _ key: String, at path: [String], noun: String
-    ) -> [Choice]? where Choice.RawValue == String {
-        guard let value = table[key] else { return nil }
-        let allowed = Choice.allCases.map { Self.quote($0.rawValue) }.joined(separator: ", ")
-        guard value.type == .array, let array = value.array else {
-            report(
-                path + [key], at: .value, "expected an array of names, found \(Self.describe(value.type))",
-                allowed: allowed)
-            return nil
-        }
-        var result: [Choice] = []
-        for element in array {
-            guard element.type == .string, let string = element.string else {
-                report(
-                    path + [key], at: .value, "expected names in quotes, found \(Self.describe(element.type))",
-                    allowed: allowed)
-                return nil
+            return .failure(SettingsRefusal("expected a string, found \(found)"))
+        case .integer:
+            if raw.type == .int, let integer = source.flatMap(TOMLStrings.integer) ?? raw.int {
+                return .success(.integer(integer))
             }
-            guard let choice = Choice(rawValue: string) else {
-                report(path + [key], at: .value, "\(Self.quote(string)) is not \(noun)", allowed: allowed)
-                return nil
+            return .failure(SettingsRefusal("expected an integer, found \(found)"))
+        case .number:
+            if raw.type == .double, let double = source.flatMap(TOMLStrings.double) ?? raw.double {
+                return .success(.number(double))
             }
-            guard !result.contains(choice) else {
-                report(path + [key], at: .value, "\(Self.quote(string)) is listed twice", allowed: allowed)
-                return nil
+            if raw.type == .int, let integer = source.flatMap(TOMLStrings.integer) ?? raw.int {
+                return .success(.integer(integer))
             }
-            result.append(choice)
+            return .failure(SettingsRefusal("expected a number, found \(found)"))
+        case .boolean:
+            if raw.type == .bool, let boolean = source.flatMap(TOMLStrings.boolean) ?? raw.bool {
+                return .success(.boolean(boolean))
+            }
+            return .failure(SettingsRefusal("expected a boolean, found \(found)"))
+        case .strings:
+            guard raw.type == .array, let array = raw.array else {
+                return .failure(SettingsRefusal("expected an array of names, found \(found)", allowed: allowed))
+            }
+            if let strings = source.flatMap(TOMLStrings.strings) { return .success(.strings(strings)) }
+            var strings: [String] = []
+            for element in array {
+                guard element.type == .string, let string = element.string else {
+                    return .failure(
+                        SettingsRefusal("expected names in quotes, found \(describe(element.type))", allowed: allowed))
+                }
+                strings.append(string)
+            }
+            return .success(.strings(strings))
+        case .date:
+            let allowed = SettingsValueType.dateAllowed
+            if raw.type == .date, let date = source.flatMap({ CalendarDate(String(decoding: $0, as: UTF8.self)) }) {
+                return .success(.date(date))
+            }
+            guard raw.type == .date, let date = raw.date else {
+                let isQuotedDate = raw.type == .string && raw.string.flatMap(CalendarDate.init) != nil
+                return .failure(
+                    SettingsRefusal("expected a date, found \(isQuotedDate ? "a string" : found)", allowed: allowed))
+            }
+            guard let day = CalendarDate(year: date.year, month: date.month, day: date.day) else {
+                return .failure(SettingsRefusal("is not a day of the calendar", allowed: allowed))
+            }
+            return .success(.date(day))
         }
-        guard !result.isEmpty else {
-            report(path + [key], at: .value, "must name at least one", allowed: allowed)
-            return nil
-        }
-        return result
-    }
-
-    /// An absolute path, or `""` for "none".
-    private mutating func optionalAbsolutePath(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
-        if let value = table[key], value.type == .string, value.string == "" { return "" }
-        return absolutePath(table, key, at: path)
-    }
-
-    private mutating func absolutePath(_ table: TOMLTable, _ key: String, at path: [String]) -> String? {
-        guard let string = string(table, key, at: path) else { return nil }
-        guard string.hasPrefix("/"), !string.hasSuffix("/"), !string.utf8.contains(0) else {
-            report(
-                path + [key], at: .value, "\(Self.quote(string)) is not an absolute path to a file",
-                allowed: "a path starting with \"/\"")
-            return nil
-        }
-        return string
     }
 
     // MARK: Reporting
@@ -776,18 +229,19 @@ struct SettingsDecoder {
     }
 
     /// Records a problem at `keyPath`, placed at the key or value of `anchor` (by default `keyPath` itself).
-    private mutating func report(
+    mutating func report(
         _ keyPath: [String], at place: Anchor, _ message: String, allowed: String? = nil, anchor: [String]? = nil
     ) {
         let anchorPath = anchor ?? keyPath
+        cost += 1
         var position = place == .key ? map.keyPosition(of: anchorPath) : map.valuePosition(of: anchorPath)
-        var renderedKey = Self.render(keyPath: keyPath)
+        var renderedKey = TOMLText.key(keyPath)
         if let element = arrayElement, anchorPath.starts(with: element.path) {
             position = elementPosition(anchorPath, at: place, in: element)
             renderedKey =
-                Self.render(keyPath: element.path) + "[\(element.index + 1)]"
+                TOMLText.key(element.path) + "[\(element.index + 1)]"
                 + (keyPath.count > element.path.count
-                    ? "." + Self.render(keyPath: Array(keyPath.dropFirst(element.path.count))) : "")
+                    ? "." + TOMLText.key(Array(keyPath.dropFirst(element.path.count))) : "")
         }
         problems.append(
             SettingsProblem(
@@ -800,65 +254,48 @@ struct SettingsDecoder {
     /// The source map records the pairs of every `[[table]]` under the same path, so the right one is
     /// found between that table's header and the next header. An array written inline
     /// (`files = [{ … }]`) has no headers; its problems are placed at the array.
-    private func elementPosition(
+    private mutating func elementPosition(
         _ keyPath: [String], at place: Anchor, in element: (path: [String], index: Int)
     ) -> TOMLSourceMap.Position? {
-        let headers = map.entries.indices.filter {
-            map.entries[$0].kind == .arrayOfTables && map.entries[$0].keyPath == element.path
-        }
-        guard element.index < headers.count else { return map.valuePosition(of: element.path) }
-        let start = headers[element.index]
-        let end = map.entries[(start + 1)...].firstIndex { $0.kind != .keyValue } ?? map.entries.endIndex
-        guard keyPath != element.path,
-            let entry = map.entries[start..<end].first(where: { $0.keyPath == keyPath })
-        else {
-            return map.entries[start].key
+        guard let table = elementTable(element) else { return map.valuePosition(of: element.path) }
+        guard keyPath != element.path, let entry = table.entries[keyPath] else {
+            return table.header
         }
         return place == .key ? entry.key : (entry.value ?? entry.key)
     }
 
-    // MARK: Rendering
-
-    /// A key path as TOML writes it: bare components, and quoted ones where a bare key cannot say it.
-    static func render(keyPath: [String]) -> String {
-        keyPath.map { component in
-            let isBare =
-                !component.isEmpty
-                && component.unicodeScalars.allSatisfy {
-                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
-                        || $0 == "-"
-                }
-            return isBare ? component : quote(component)
-        }.joined(separator: ".")
+    /// The header and pairs of one `[[table]]` as written, indexed once for all its problems.
+    struct ElementTable {
+        var header: TOMLSourceMap.Position
+        var entries: [[String]: TOMLSourceMap.Entry]
+        /// The pairs' key paths in document order.
+        var keyPaths: [[String]]
     }
 
-    /// A string as a TOML basic string, so messages show exactly what was read.
-    static func quote(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += String(format: "\\u%04X", scalar.value)
-            default: result.unicodeScalars.append(scalar)
+    private mutating func elementTable(_ element: (path: [String], index: Int)) -> ElementTable? {
+        if let cached = elementTables[element.path]?[element.index] { return cached }
+        if elementHeaders[element.path] == nil {
+            elementHeaders[element.path] = map.entries.indices.filter {
+                map.entries[$0].kind == .arrayOfTables && map.entries[$0].keyPath == element.path
             }
+            cost += map.entries.count
         }
-        return result + "\""
+        let headers = elementHeaders[element.path] ?? []
+        guard element.index < headers.count else { return nil }
+        let start = headers[element.index]
+        let end = map.entries[(start + 1)...].firstIndex { $0.kind != .keyValue } ?? map.entries.endIndex
+        var entries: [[String]: TOMLSourceMap.Entry] = [:]
+        for entry in map.entries[(start + 1)..<end] where entries[entry.keyPath] == nil {
+            entries[entry.keyPath] = entry
+        }
+        cost += end - start
+        let table = ElementTable(
+            header: map.entries[start].key, entries: entries, keyPaths: map.entries[(start + 1)..<end].map(\.keyPath))
+        elementTables[element.path, default: [:]][element.index] = table
+        return table
     }
 
-    /// A floating-point value as TOML spells it (`95.0`, `nan`, `inf`, `-inf`).
-    static func render(number: Double) -> String {
-        "\(number)"
-    }
-
-    /// A range bound: `90` rather than `90.0`, `0.1` as is.
-    static func render(bound: Double) -> String {
-        bound == bound.rounded() && abs(bound) < 1e15 ? String(Int(bound)) : "\(bound)"
-    }
+    // MARK: Text
 
     /// A TOML type with its article: `an integer`, `a string`.
     static func describe(_ type: TOMLType) -> String {

@@ -1,4 +1,5 @@
 import ForecastModel
+
 /// The text of a settings file, edited in place: only the bytes of what changes are touched.
 ///
 /// Setting a key that is written rewrites the bytes of its value and nothing else: its trailing
@@ -77,7 +78,7 @@ public struct SettingsDocument: Sendable, Hashable {
         var bytes = map.bytes
         let value = Array(toml.utf8)
         let parent = Array(path.dropLast())
-        let name = SettingsDecoder.render(keyPath: [path[path.count - 1]])
+        let name = TOMLText.key([path[path.count - 1]])
 
         // The key is written: replace its value's bytes only.
         if let entry = map.entries.first(where: { $0.kind == .keyValue && $0.keyPath == path }),
@@ -118,7 +119,7 @@ public struct SettingsDocument: Sendable, Hashable {
                     && $0.keyPath.starts(with: parent) && parent.starts(with: $0.section)
             }).max(by: { $0.lines.upperBound < $1.lines.upperBound })
         {
-            let relative = SettingsDecoder.render(keyPath: Array(path.dropFirst(sibling.section.count)))
+            let relative = TOMLText.key(Array(path.dropFirst(sibling.section.count)))
             insertLine(relative + " = " + toml, afterLine: sibling.lines.upperBound, map: map, bytes: &bytes)
             return
         }
@@ -145,7 +146,7 @@ public struct SettingsDocument: Sendable, Hashable {
         var addition = ""
         if !bytes.isEmpty && bytes.last != UInt8(ascii: "\n") { addition += lineEnding }
         if !bytes.isEmpty { addition += lineEnding }
-        addition += "[" + SettingsDecoder.render(keyPath: parent) + "]" + lineEnding + name + " = " + toml + lineEnding
+        addition += "[" + TOMLText.key(parent) + "]" + lineEnding + name + " = " + toml + lineEnding
         bytes.append(contentsOf: Array(addition.utf8))
         text = String(decoding: bytes, as: UTF8.self)
     }

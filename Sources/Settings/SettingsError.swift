@@ -14,6 +14,22 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
         self.problems = [problem]
     }
 
+    /// The most problems one error lists: enough for any file a person wrote, few enough that a file of
+    /// a hundred thousand mistakes does not become a report of a hundred thousand errors.
+    static let maximumProblems = 100
+
+    /// The first ``maximumProblems`` of `problems`, in file order, then one saying how many more there are.
+    init(problems: [SettingsProblem], path: String) {
+        guard problems.count > Self.maximumProblems else {
+            self.problems = problems
+            return
+        }
+        let more = problems.count - Self.maximumProblems
+        self.problems =
+            Array(problems.prefix(Self.maximumProblems))
+            + [SettingsProblem(path: path, message: "\(more) more problem\(more == 1 ? "" : "s") not shown")]
+    }
+
     public var description: String {
         problems.map(\.description).joined(separator: "\n")
     }

@@ -13,11 +13,14 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
     public var old: SettingsValue?
     /// The value after; `nil` when the key has none any more (the pin was removed).
     public var new: SettingsValue?
+    /// When the change takes effect in a running daemon.
+    public var application: SettingsApplication
 
-    public init(key: String, old: SettingsValue?, new: SettingsValue?) {
+    public init(key: String, old: SettingsValue?, new: SettingsValue?, application: SettingsApplication = .live) {
         self.key = key
         self.old = old
         self.new = new
+        self.application = application
     }
 
     /// `key: old → new`, with `(none)` for a missing value.
@@ -30,7 +33,7 @@ public struct SettingsChange: Sendable, Hashable, CustomStringConvertible {
 public struct SettingsFileEdit: Sendable, Hashable {
     /// The file written: the settings file found, with symbolic links followed.
     public var path: String
-    /// Whether the file was created from the documented defaults.
+    /// Whether the file was created (from the settings in effect).
     public var created: Bool
     /// Whether the file's bytes changed (and so whether it was written).
     public var written: Bool
@@ -47,8 +50,9 @@ public struct SettingsFileEdit: Sendable, Hashable {
 /// The order of events:
 /// 1. An existing file is read and decoded. A file that already has errors is refused: the user
 ///    is shown every problem with its line and column, and the file is not touched.
-/// 2. A missing file is started from ``Settings/documentedFileText`` (every key documented at its
-///    default), in a directory created with mode 0700 if needed, to be written with mode 0600.
+/// 2. A missing file is refused, or started from the settings in effect as the target says
+///    (``MissingSettingsFile``), in a directory created with mode 0700 if needed, to be written with
+///    mode 0600.
 /// 3. The edits are applied to the text (``SettingsDocument``), and the whole result is decoded as
 ///    the daemon would. A result with any problem is refused; nothing is written.
 /// 4. The new bytes replace the file with ``AtomicFile/write(_:to:mode:)``: a temporary file in the same
@@ -58,28 +62,32 @@ public struct SettingsFileEdit: Sendable, Hashable {
 /// Edits by two processes at once are serialized with a lock on the file's directory, so neither
 /// is lost.
 public enum SettingsFileEditor {
-    /// Applies `edits` to the settings file at `path`.
+    /// Applies `edits` to the settings file of `target`.
     ///
     /// - Parameters:
-    ///   - path: the file to edit; see ``Settings/locate(explicit:environment:systemPath:)``.
-    ///   - create: whether a missing file is created from the documented defaults; when false, a
-    ///     missing file is an error.
+    ///   - target: the file to edit and what to do when it is missing; see
+    ///     ``SettingsEditTarget/locate(explicit:environment:systemPath:inEffect:defaults:)``.
     ///   - environment: the environment the result is validated in (it gives the default paths and
     ///     the API key from `$FORECASTD_OPENWEATHERMAP_API_KEY`).
     ///   - edits: the changes, made on the document.
-    /// - Throws: ``SettingsEditError``: `.invalidFile` when the file has errors now, `.invalidRequest`
-    ///   when the result would be invalid, `.fileSystem` when reading or writing failed.
+    /// - Throws: ``SettingsEditError``: `.invalidFile` when the file has errors now, or is missing and
+    ///   may not be created; `.invalidRequest` when the result would be invalid; `.fileSystem` when
+    ///   reading or writing failed.
     public static func edit(
-        path: String,
-        create: Bool,
+        _ target: SettingsEditTarget,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         _ edits: (inout SettingsDocument) throws(SettingsEditError) -> Void
     ) throws(SettingsEditError) -> SettingsFileEdit {
-        let target = resolvedPath(path)
-        let directory = (target as NSString).deletingLastPathComponent
-        let exists = FileManager.default.fileExists(atPath: target)
-        if !exists {
-            guard create else { throw SettingsEditError(.fileSystem, "\(target): no such file") }
+        let path = resolvedPath(target.path)
+        let directory = (path as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: path) {
+            guard case .create = target.whenMissing else {
+                throw SettingsEditError(
+                    .invalidFile,
+                    "\(path) does not exist, so nothing was written: the settings in effect may have come from "
+                        + "it, and a new file would undo them. Restore it, or start one with "
+                        + "`forecastctl config default > \(path)`")
+            }
             do {
                 try AtomicFile.makeDirectory(directory.isEmpty ? "." : directory, mode: 0o700)
             } catch {
@@ -91,23 +99,27 @@ public enum SettingsFileEditor {
 
         let defaults = Settings.defaults(environment: environment, isSystemService: false)
         let originalText: String
-        let created = !FileManager.default.fileExists(atPath: target)
+        let created = !FileManager.default.fileExists(atPath: path)
         if created {
-            originalText = Settings.documentedFileText
+            guard case .create(let inEffect, let inEffectDefaults) = target.whenMissing else {
+                throw SettingsEditError(.invalidFile, "\(path) does not exist, so nothing was written")
+            }
+            originalText = Settings.documentedText(settings: inEffect, defaults: inEffectDefaults)
         } else {
             do {
-                originalText = try Settings.readSettingsFile(target)
+                originalText = try Settings.readSettingsFileOrSay(path)
             } catch {
-                throw SettingsEditError(.fileSystem, error.description)
+                // A directory or a binary file at the path is a settings problem (exit 78), not a failed read.
+                throw SettingsEditError(error.isNotASettingsFile ? .invalidFile : .fileSystem, error.error.description)
             }
         }
         let before: Settings
         do {
-            before = try Settings.decode(originalText, path: target, defaults: defaults)
+            before = try Settings.decode(originalText, path: path, defaults: defaults)
         } catch {
             throw SettingsEditError(
                 .invalidFile,
-                "\(target) has errors, so it was left as it is; fix them first:\n\(error.description)")
+                "\(path) has errors, so it was left as it is; fix them first:\n\(error.description)")
         }
 
         var document = SettingsDocument(originalText)
@@ -115,58 +127,25 @@ public enum SettingsFileEditor {
 
         let after: Settings
         do {
-            after = try Settings.decode(document.text, path: target, defaults: defaults)
+            after = try Settings.decode(document.text, path: path, defaults: defaults)
         } catch {
             let problems = error.problems.map { "  " + describeWithoutPlace($0) }.joined(separator: "\n")
             throw SettingsEditError(
                 .invalidRequest,
-                "the change would make the settings invalid, so \(target) was not changed:\n\(problems)")
+                "the change would make the settings invalid, so \(path) was not changed:\n\(problems)")
         }
 
         let written = created || document.text != originalText
         if written {
             do {
-                try AtomicFile.write(Array(document.text.utf8), to: target, mode: 0o600)
+                try AtomicFile.write(Array(document.text.utf8), to: path, mode: 0o600)
             } catch {
                 throw SettingsEditError(.fileSystem, error.description)
             }
         }
         return SettingsFileEdit(
-            path: target, created: created, written: written, changes: changes(from: before, to: after),
-            settings: after, warnings: Settings.warnings(for: after, path: target))
-    }
-
-    /// The keys whose effective values differ, in documentation order.
-    public static func changes(from before: Settings, to after: Settings) -> [SettingsChange] {
-        var changes = SettingsKey.all.compactMap { key -> SettingsChange? in
-            let old = before.value(at: key.path)
-            let new = after.value(at: key.path)
-            return old == new ? nil : SettingsChange(key: key.description, old: old, new: new)
-        }
-        // The secret is shown only as where it comes from, which may not change when the key does.
-        if before.providers.openWeatherMap.apiKey != after.providers.openWeatherMap.apiKey,
-            !changes.contains(where: { $0.key == "providers.openweathermap.api_key" })
-        {
-            let shown = after.value(at: ["providers", "openweathermap", "api_key"])
-            changes.append(SettingsChange(key: "providers.openweathermap.api_key", old: shown, new: shown))
-        }
-        if before.output.files != after.output.files {
-            changes.append(
-                SettingsChange(
-                    key: "output.files", old: .integer(before.output.files.count),
-                    new: .integer(after.output.files.count)))
-        }
-        let ids = { (settings: Settings) in settings.cities.map(\.id) }
-        if ids(before) != ids(after) {
-            changes.append(SettingsChange(key: "cities", old: .strings(ids(before)), new: .strings(ids(after))))
-        }
-        let favorites = { (settings: Settings) in settings.favoriteCities.map(\.id) }
-        if favorites(before) != favorites(after) {
-            changes.append(
-                SettingsChange(
-                    key: "cities (favorites)", old: .strings(favorites(before)), new: .strings(favorites(after))))
-        }
-        return changes
+            path: path, created: created, written: written, changes: SettingsTable.changes(from: before, to: after),
+            settings: after, warnings: Settings.warnings(for: after, path: path))
     }
 
     /// The path with symbolic links followed, so that the link stays and its target is replaced.

@@ -68,18 +68,56 @@ package struct TOMLSourceMap: Sendable {
     package let entries: [Entry]
     /// The byte offset at which each line starts; `lineStarts[0]` is line 1.
     package let lineStarts: [Int]
+    /// The steps building the map took (bytes walked to find columns, statements recorded): with
+    /// the steps of lookups, what tests bound to keep the work linear in the file's size.
+    package let scanCost: Int
+    /// The first statement of each key path, by index into ``entries``.
+    private let firstByPath: [[String]: Int]
+    /// The first statement inside each table (of a longer key path), by index into ``entries``.
+    private let firstInside: [[String]: Int]
+    /// The names written directly in each table, in document order, each once.
+    private let namesInside: [[String]: [String]]
 
     package init(_ text: String) {
-        var scanner = Scanner(bytes: Array(text.utf8))
+        var scanner = TOMLScanner(bytes: Array(text.utf8))
         scanner.scanDocument()
         self.bytes = scanner.bytes
         self.entries = scanner.entries
         self.lineStarts = scanner.lineStarts
+        // Lookups by path are what placing each problem costs: indexed, a file of many problems is
+        // placed in linear time (a search per problem made 10k unknown keys take minutes).
+        var firstByPath: [[String]: Int] = [:]
+        var firstInside: [[String]: Int] = [:]
+        var namesInside: [[String]: [String]] = [:]
+        var named: Set<[String]> = []
+        var cost = scanner.cost
+        for (index, entry) in scanner.entries.enumerated() {
+            if firstByPath[entry.keyPath] == nil { firstByPath[entry.keyPath] = index }
+            for length in 0..<entry.keyPath.count {
+                let prefix = Array(entry.keyPath.prefix(length))
+                if length > 0, firstInside[prefix] == nil { firstInside[prefix] = index }
+                if named.insert(Array(entry.keyPath.prefix(length + 1))).inserted {
+                    namesInside[prefix, default: []].append(entry.keyPath[length])
+                }
+            }
+            cost += entry.keyPath.count
+        }
+        self.firstByPath = firstByPath
+        self.firstInside = firstInside
+        self.namesInside = namesInside
+        self.scanCost = cost
     }
 
     /// The first statement whose key path is exactly `keyPath` (a pair or a header).
     package func entry(for keyPath: [String]) -> Entry? {
-        entries.first { $0.keyPath == keyPath }
+        firstByPath[keyPath].map { entries[$0] }
+    }
+
+    /// The names written directly in the table at `table` (keys, and tables written inside it), in
+    /// document order. The keys of all `[[table]]`s of one path are listed together, and pairs inside
+    /// an array's inline tables are not listed.
+    package func names(in table: [String]) -> [String] {
+        namesInside[table] ?? []
     }
 
     /// Where the key `keyPath` is written.
@@ -127,10 +165,11 @@ package struct TOMLSourceMap: Sendable {
 
     private func firstEntry(under prefix: [String]) -> Entry? {
         guard !prefix.isEmpty else { return entries.first }
-        return entries.first { $0.keyPath.count > prefix.count && Array($0.keyPath.prefix(prefix.count)) == prefix }
+        return firstInside[prefix].map { entries[$0] }
     }
 
-    fileprivate static func position(ofByte offset: Int, in bytes: [UInt8], lineStarts: [Int]) -> Position {
+    /// The index into `lineStarts` of the line holding byte `offset`.
+    static func lineIndex(ofByte offset: Int, lineStarts: [Int]) -> Int {
         // The last line starting at or before `offset`.
         var low = 0
         var high = lineStarts.count - 1
@@ -138,399 +177,28 @@ package struct TOMLSourceMap: Sendable {
             let middle = (low + high + 1) / 2
             if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
-        var start = lineStarts[low]
-        if low == 0, bytes.starts(with: ASCII.byteOrderMark) { start = min(offset, 3) }
-        // Columns count scalars: every byte that is not a UTF-8 continuation byte starts one.
-        var column = 1
+        return low
+    }
+
+    static func position(ofByte offset: Int, in bytes: [UInt8], lineStarts: [Int]) -> Position {
+        let line = lineIndex(ofByte: offset, lineStarts: lineStarts)
+        var start = lineStarts[line]
+        if line == 0, bytes.starts(with: ASCII.byteOrderMark) { start = min(offset, 3) }
+        var cost = 0
+        let column = columnsBetween(start, offset, in: bytes, cost: &cost)
+        return Position(line: line + 1, column: 1 + column)
+    }
+
+    /// The characters from `start` up to `end` on one line: every byte that is not a UTF-8
+    /// continuation byte starts one (columns count scalars, as toml++ does).
+    static func columnsBetween(_ start: Int, _ end: Int, in bytes: [UInt8], cost: inout Int) -> Int {
+        var columns = 0
         var index = start
-        while index < offset && index < bytes.count {
-            if bytes[index] & 0b1100_0000 != 0b1000_0000 { column += 1 }
+        while index < end && index < bytes.count {
+            if bytes[index] & 0b1100_0000 != 0b1000_0000 { columns += 1 }
             index += 1
         }
-        return Position(line: low + 1, column: column)
-    }
-}
-
-// MARK: - The lexer
-
-private enum ASCII {
-    static let newline = UInt8(ascii: "\n")
-    static let carriageReturn = UInt8(ascii: "\r")
-    static let space = UInt8(ascii: " ")
-    static let tab = UInt8(ascii: "\t")
-    static let hash = UInt8(ascii: "#")
-    static let equals = UInt8(ascii: "=")
-    static let dot = UInt8(ascii: ".")
-    static let comma = UInt8(ascii: ",")
-    static let openBracket = UInt8(ascii: "[")
-    static let closeBracket = UInt8(ascii: "]")
-    static let openBrace = UInt8(ascii: "{")
-    static let closeBrace = UInt8(ascii: "}")
-    static let quote = UInt8(ascii: "\"")
-    static let apostrophe = UInt8(ascii: "'")
-    static let backslash = UInt8(ascii: "\\")
-    static let colon = UInt8(ascii: ":")
-    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
-    static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-}
-
-private struct Scanner {
-    let bytes: [UInt8]
-    let lineStarts: [Int]
-    var index = 0
-    var entries: [TOMLSourceMap.Entry] = []
-    var section: [String] = []
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-        var starts = [0]
-        var offset = 0
-        while let newline = Self.firstIndex(of: ASCII.newline, in: bytes, from: offset) {
-            starts.append(newline + 1)
-            offset = newline + 1
-        }
-        self.lineStarts = starts
-        if bytes.starts(with: ASCII.byteOrderMark) { index = 3 }
-    }
-
-    var isAtEnd: Bool { index >= bytes.count }
-
-    func peek(_ offset: Int = 0) -> UInt8? {
-        index + offset < bytes.count ? bytes[index + offset] : nil
-    }
-
-    func position(_ offset: Int) -> TOMLSourceMap.Position {
-        TOMLSourceMap.position(ofByte: offset, in: bytes, lineStarts: lineStarts)
-    }
-
-    // MARK: Statements
-
-    mutating func scanDocument() {
-        while true {
-            skipWhitespaceNewlinesAndComments()
-            guard let byte = peek() else { return }
-            let statementStart = index
-            if byte == ASCII.openBracket {
-                scanHeader()
-            } else {
-                scanKeyValue(prefix: section, isInline: false)
-            }
-            skipToNextLine()
-            // Whatever happened, move on: a malformed line must not stop the scan or loop forever.
-            if index == statementStart { index += 1 }
-        }
-    }
-
-    mutating func scanHeader() {
-        let start = index
-        let isArray = peek(1) == ASCII.openBracket
-        index += isArray ? 2 : 1
-        skipSpaces()
-        guard let key = scanKey() else { return }
-        skipSpaces()
-        guard peek() == ASCII.closeBracket else { return }
-        index += 1
-        if isArray {
-            guard peek() == ASCII.closeBracket else { return }
-            index += 1
-        }
-        let line = position(start).line
-        entries.append(
-            .init(
-                kind: isArray ? .arrayOfTables : .table, keyPath: key.path, key: position(start), value: nil,
-                keyBytes: start..<index, valueBytes: nil, lines: line...line, section: key.path, isInline: false
-            )
-        )
-        section = key.path
-    }
-
-    /// Scans `key = value` at the current index, recording it (and any inline table's pairs).
-    mutating func scanKeyValue(prefix: [String], isInline: Bool) {
-        let keyStart = index
-        guard let key = scanKey() else { return }
-        skipSpaces()
-        guard peek() == ASCII.equals else { return }
-        index += 1
-        skipSpaces()
-        let valueStart = index
-        let path = prefix + key.path
-        // Record the pair before its value so that pairs of an inline table follow their parent.
-        let entryIndex = entries.count
-        entries.append(
-            .init(
-                kind: .keyValue, keyPath: path, key: position(keyStart), value: position(valueStart),
-                keyBytes: keyStart..<key.end, valueBytes: valueStart..<valueStart, lines: 1...1, section: section,
-                isInline: isInline
-            )
-        )
-        scanValue(path: path)
-        let valueEnd = index
-        entries[entryIndex].valueBytes = valueStart..<valueEnd
-        entries[entryIndex].lines = position(keyStart).line...position(max(valueStart, valueEnd - 1)).line
-    }
-
-    // MARK: Keys
-
-    /// A dotted key: its unescaped components and the offset just past it.
-    mutating func scanKey() -> (path: [String], end: Int)? {
-        var path: [String] = []
-        while true {
-            guard let component = scanKeyComponent() else { return nil }
-            path.append(component)
-            let end = index
-            skipSpaces()
-            if peek() == ASCII.dot {
-                index += 1
-                skipSpaces()
-                continue
-            }
-            index = end
-            return (path, end)
-        }
-    }
-
-    mutating func scanKeyComponent() -> String? {
-        guard let byte = peek() else { return nil }
-        switch byte {
-        case ASCII.quote:
-            return scanSingleLineString(quote: ASCII.quote, escapes: true)
-        case ASCII.apostrophe:
-            return scanSingleLineString(quote: ASCII.apostrophe, escapes: false)
-        default:
-            let start = index
-            while let byte = peek(), isBareKeyByte(byte) { index += 1 }
-            guard index > start else { return nil }
-            return String(decoding: bytes[start..<index], as: UTF8.self)
-        }
-    }
-
-    func isBareKeyByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case ASCII.space, ASCII.tab, ASCII.newline, ASCII.carriageReturn, ASCII.equals, ASCII.dot, ASCII.hash,
-            ASCII.openBracket, ASCII.closeBracket, ASCII.openBrace, ASCII.closeBrace, ASCII.comma, ASCII.quote,
-            ASCII.apostrophe:
-            return false
-        default:
-            return true
-        }
-    }
-
-    /// A `"…"` or `'…'` string on one line, decoded; the index ends after the closing quote.
-    mutating func scanSingleLineString(quote: UInt8, escapes: Bool) -> String? {
-        index += 1
-        var content: [UInt8] = []
-        while let byte = peek() {
-            if byte == ASCII.newline { return nil }
-            if byte == quote {
-                index += 1
-                let text = String(decoding: content, as: UTF8.self)
-                return escapes ? Self.unescape(text) : text
-            }
-            content.append(byte)
-            if escapes && byte == ASCII.backslash, let next = peek(1), next != ASCII.newline {
-                content.append(next)
-                index += 1
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    /// Resolves the escapes of a basic string; unknown escapes are kept as written (toml++ rejects them).
-    static func unescape(_ text: String) -> String {
-        var result = ""
-        var scalars = text.unicodeScalars.makeIterator()
-        while let scalar = scalars.next() {
-            guard scalar == "\\", let escaped = scalars.next() else {
-                result.unicodeScalars.append(scalar)
-                continue
-            }
-            switch escaped {
-            case "b": result += "\u{08}"
-            case "t": result += "\t"
-            case "n": result += "\n"
-            case "f": result += "\u{0C}"
-            case "r": result += "\r"
-            case "e": result += "\u{1B}"
-            case "\"": result += "\""
-            case "\\": result += "\\"
-            case "u", "U":
-                let length = escaped == "u" ? 4 : 8
-                var hex = ""
-                for _ in 0..<length {
-                    guard let digit = scalars.next() else { break }
-                    hex.unicodeScalars.append(digit)
-                }
-                if let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code) {
-                    result.unicodeScalars.append(decoded)
-                } else {
-                    result += "\\\(escaped)\(hex)"
-                }
-            default:
-                result += "\\\(escaped)"
-            }
-        }
-        return result
-    }
-
-    // MARK: Values
-
-    /// Skips over one value; records the pairs of inline tables under `path` (`nil` inside arrays).
-    mutating func scanValue(path: [String]?) {
-        guard let byte = peek() else { return }
-        switch byte {
-        case ASCII.quote, ASCII.apostrophe:
-            if peek(1) == byte && peek(2) == byte {
-                skipMultiLineString(quote: byte)
-            } else {
-                _ = scanSingleLineString(quote: byte, escapes: byte == ASCII.quote)
-            }
-        case ASCII.openBracket:
-            skipArray()
-        case ASCII.openBrace:
-            scanInlineTable(path: path)
-        default:
-            skipBareValue()
-        }
-    }
-
-    mutating func skipMultiLineString(quote: UInt8) {
-        index += 3
-        while let byte = peek() {
-            if quote == ASCII.quote && byte == ASCII.backslash {
-                index += 2
-                continue
-            }
-            if byte == quote && peek(1) == quote && peek(2) == quote {
-                index += 3
-                // Up to two more quotes belong to the content: `""""` ends with a quote in the string.
-                var extra = 0
-                while extra < 2 && peek() == quote {
-                    index += 1
-                    extra += 1
-                }
-                return
-            }
-            index += 1
-        }
-    }
-
-    mutating func skipArray() {
-        index += 1
-        while true {
-            skipWhitespaceNewlinesAndComments()
-            guard let byte = peek() else { return }
-            switch byte {
-            case ASCII.closeBracket:
-                index += 1
-                return
-            case ASCII.comma:
-                index += 1
-            default:
-                let before = index
-                scanValue(path: nil)
-                if index == before { index += 1 }
-            }
-        }
-    }
-
-    mutating func scanInlineTable(path: [String]?) {
-        index += 1
-        while true {
-            // TOML 1.0 keeps inline tables on one line; newlines are tolerated so the map survives 1.1 files.
-            skipWhitespaceNewlinesAndComments()
-            guard let byte = peek() else { return }
-            switch byte {
-            case ASCII.closeBrace:
-                index += 1
-                return
-            case ASCII.comma:
-                index += 1
-            default:
-                let before = index
-                if let path {
-                    scanKeyValue(prefix: path, isInline: true)
-                } else {
-                    // Inside an array: positions of pairs in array elements are not mapped.
-                    if scanKey() != nil {
-                        skipSpaces()
-                        if peek() == ASCII.equals {
-                            index += 1
-                            skipSpaces()
-                            scanValue(path: nil)
-                        }
-                    }
-                }
-                if index == before { index += 1 }
-            }
-        }
-    }
-
-    /// Numbers, booleans, dates and times: up to a delimiter. A local date-time may contain one space
-    /// (`1979-05-27 07:32:00`), which is kept as part of the value.
-    mutating func skipBareValue() {
-        let start = index
-        while let byte = peek() {
-            switch byte {
-            case ASCII.comma, ASCII.closeBracket, ASCII.closeBrace, ASCII.hash, ASCII.newline, ASCII.carriageReturn,
-                ASCII.tab:
-                return
-            case ASCII.space:
-                let isDate =
-                    index - start == 10 && bytes[start + 4] == UInt8(ascii: "-")
-                    && bytes[start + 7] == UInt8(ascii: "-")
-                if isDate, let h1 = peek(1), let h2 = peek(2), peek(3) == ASCII.colon, ASCII.isDigit(h1),
-                    ASCII.isDigit(h2)
-                {
-                    index += 1
-                    continue
-                }
-                return
-            default:
-                index += 1
-            }
-        }
-    }
-
-    // MARK: Whitespace
-
-    mutating func skipSpaces() {
-        while let byte = peek(), byte == ASCII.space || byte == ASCII.tab { index += 1 }
-    }
-
-    mutating func skipComment() {
-        guard peek() == ASCII.hash else { return }
-        index = Self.firstIndex(of: ASCII.newline, in: bytes, from: index) ?? bytes.count
-    }
-
-    /// The first `byte` at or after `start`, found with `memchr`: files padded with long comments
-    /// are scanned at memory speed, even in debug builds.
-    static func firstIndex(of byte: UInt8, in bytes: [UInt8], from start: Int) -> Int? {
-        guard start < bytes.count else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress,
-                let found = memchr(base + start, Int32(byte), buffer.count - start)
-            else { return nil }
-            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-        }
-    }
-
-    mutating func skipWhitespaceNewlinesAndComments() {
-        while let byte = peek() {
-            switch byte {
-            case ASCII.space, ASCII.tab, ASCII.newline, ASCII.carriageReturn: index += 1
-            case ASCII.hash: skipComment()
-            default: return
-            }
-        }
-    }
-
-    /// Moves past the end of the current line (a trailing comment or garbage included).
-    mutating func skipToNextLine() {
-        while let byte = peek() {
-            index += 1
-            if byte == ASCII.newline { return }
-        }
+        cost += max(0, index - start)
+        return columns
     }
 }

@@ -57,8 +57,14 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `forecastd --config <directory>/forecastd.toml` with `config` as the file's text
     /// (no file at all when `config` is nil: the built-in defaults).
+    ///
+    /// - Parameters:
+    ///   - environment: variables added to the test environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`).
+    ///   - activatedOn: a socket path for `systemd-socket-activate`, which listens there and starts the
+    ///     daemon, with the listening socket passed (`LISTEN_FDS`), when the first client connects.
     public static func start(
-        config: String?, in existing: URL? = nil, arguments: [String] = [], logLevel: String = "debug"
+        config: String?, in existing: URL? = nil, arguments: [String] = [], logLevel: String = "debug",
+        environment extra: [String: String] = [:], activatedOn activationSocket: String? = nil
     ) throws -> DaemonProcess {
         let directory = try existing ?? makeDirectory()
         let configPath = directory.path + "/forecastd.toml"
@@ -68,9 +74,21 @@ public final class DaemonProcess: @unchecked Sendable {
         let logPath = directory.path + "/forecastd-\(UInt16.random(in: 0...UInt16.max)).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let process = Process()
-        process.executableURL = binDirectory.appendingPathComponent("forecastd")
-        process.arguments = (config != nil ? ["--config", configPath] : []) + ["--log-level", logLevel] + arguments
-        process.environment = environment(for: directory)
+        let daemon = binDirectory.appendingPathComponent("forecastd")
+        let daemonArguments = (config != nil ? ["--config", configPath] : []) + ["--log-level", logLevel] + arguments
+        if let activationSocket {
+            // The activator gives the daemon only the variables named with --setenv (and
+            // LISTEN_PID/FDS/FDNAMES): name every one, or the daemon would run on system paths.
+            let variables = environment(for: directory).merging(extra) { $1 }.sorted { $0.key < $1.key }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+            process.arguments =
+                ["--listen=\(activationSocket)", "--fdname=forecastd.socket"] + variables.map { "--setenv=\($0.key)=\($0.value)" }
+                + [daemon.path] + daemonArguments
+        } else {
+            process.executableURL = daemon
+            process.arguments = daemonArguments
+        }
+        process.environment = environment(for: directory).merging(extra) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: logPath)
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()

@@ -25,6 +25,11 @@ public struct ReplayResponse: Sendable {
     /// How long to wait after the request before answering (or closing).
     public var delay: Duration
     public var behaviour: Behaviour
+    /// When true, a request whose validators match this response's `ETag` (`If-None-Match`) or
+    /// `Last-Modified` (`If-Modified-Since`) gets `304 Not Modified` without a body, as a caching
+    /// server answers. Off unless asked for (``withETag(_:)``, ``answeringConditionally()``), so recorded
+    /// headers replay as they are.
+    public var conditional = false
 
     public init(
         status: Int = 200, headers: ReplayHeaders = [], body: [UInt8] = [], delay: Duration = .zero,
@@ -137,6 +142,40 @@ public struct ReplayResponse: Sendable {
         return copy
     }
 
+    /// The same response with an `ETag` validator, answered conditionally: a request whose
+    /// `If-None-Match` names it gets `304 Not Modified` without a body instead.
+    public func withETag(_ etag: String) -> ReplayResponse {
+        var copy = self
+        copy.headers = ReplayHeaders(copy.headers.fields.filter { $0.name.lowercased() != "etag" } + [("ETag", etag)])
+        copy.conditional = true
+        return copy
+    }
+
+    /// The same response, answered conditionally on its own `ETag` or `Last-Modified` (see ``conditional``).
+    public func answeringConditionally() -> ReplayResponse {
+        var copy = self
+        copy.conditional = true
+        return copy
+    }
+
+    /// This response, or `304 Not Modified` when the request's validators match its `ETag`
+    /// (`If-None-Match`) or its `Last-Modified` (`If-Modified-Since`, compared as text).
+    func conditional(for request: RecordedRequest) -> ReplayResponse {
+        func header(_ name: String) -> String? { headers.fields.first { $0.name.lowercased() == name }?.value }
+        let etag = header("etag"), lastModified = header("last-modified")
+        let etagMatches = etag.map { tag in
+            (request.header("If-None-Match") ?? "").split(separator: ",").contains {
+                let candidate = $0.trimmingCharacters(in: .whitespaces)
+                return candidate == "*" || candidate == tag || candidate == "W/" + tag
+            }
+        } ?? false
+        let dateMatches = lastModified != nil && request.header("If-None-Match") == nil
+            && request.header("If-Modified-Since") == lastModified
+        guard conditional, behaviour == .answer, etagMatches || dateMatches else { return self }
+        let validators = headers.fields.filter { ["etag", "last-modified"].contains($0.name.lowercased()) }
+        return ReplayResponse(status: 304, headers: ReplayHeaders(validators), body: [UInt8](), delay: delay)
+    }
+
     /// The same response delivered with another behaviour.
     public func behaving(_ behaviour: Behaviour) -> ReplayResponse {
         var copy = self
@@ -194,7 +233,8 @@ public struct RecordedRequest: Sendable {
 /// daemon are tested through their real HTTP stack against real sockets without the internet.
 ///
 /// Each path answers with the responses set for it, in order, the last one repeating; an unknown path
-/// gets a 404. Every request is recorded for inspection.
+/// gets a 404. A response marked ``ReplayResponse/conditional`` answers a request carrying its `ETag` or
+/// `Last-Modified` as validator with `304 Not Modified`. Every request is recorded for inspection.
 public final class ReplayServer: Sendable {
     private let channel: any Channel
     private let state: ReplayState
@@ -294,7 +334,7 @@ private final class ReplayState: @unchecked Sendable {
             let response = route.responses[min(route.next, route.responses.count - 1)]
             route.next += 1
             routes[request.path] = route
-            return response
+            return response.conditional(for: request)
         }
     }
 

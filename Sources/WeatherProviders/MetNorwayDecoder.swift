@@ -12,9 +12,12 @@ import Foundation
 /// Pure: no I/O, no clock (the moment to call "now" is a parameter).
 public enum MetNorwayDecoder {
     /// The stable provider identifier.
-    public static let providerName = "met-norway"
+    public static let providerName = ProviderName.metNorway.rawValue
     /// The attribution MET Norway's CC BY 4.0 licence asks for.
     public static let attribution = "Weather data from MET Norway (CC BY 4.0)"
+    /// How many hours of `next_1_hours` the nowcast's periods hold: the 2 hours ahead and the hour
+    /// holding now, with room for an hour-old answer.
+    static let shortTermHours = 4
 
     /// Decodes a response body.
     ///
@@ -133,6 +136,19 @@ public enum MetNorwayDecoder {
         let horizon = present.time.addingTimeInterval(48 * 3600)
         let hours = steps[currentIndex...].prefix { $0.time < horizon }.map(hourly)
 
+        // The nowcast's periods, for when MET Norway serves instead of Open-Meteo: each step's next hour
+        // (`next_1_hours`), from the one holding now. Whole hours, coarser than a 15-minute model:
+        // marked interpolated.
+        var periods: [PrecipitationPeriod] = []
+        for step in steps[currentIndex...] {
+            guard periods.count < shortTermHours, let next1 = step.next1?["details"]?.object else { break }
+            periods.append(
+                PrecipitationPeriod(
+                    start: step.time, end: step.time.addingTimeInterval(3600),
+                    amount: value(next1, "precipitation_amount", .precipitation),
+                    probability: value(next1, "probability_of_precipitation", .percent)))
+        }
+
         // Days, from the first step of today's local date on.
         let today = Timestamps.localDate(present.time, utcOffsetSeconds: offset(at: present.time))
         var builder = DailyBuilder { Timestamps.localDate($0, utcOffsetSeconds: offset(at: $0)) }
@@ -173,7 +189,8 @@ public enum MetNorwayDecoder {
         var forecast = Forecast(
             provider: providerName, attribution: attribution, coordinate: coordinate, fetchedAt: fetchedAt,
             utcOffsetSeconds: offset(at: present.time), timezone: timeZone?.identifier, current: current,
-            hourly: hours, daily: days, notes: notes)
+            hourly: hours, daily: days, notes: notes,
+            shortTerm: periods.isEmpty ? nil : ShortTermPrecipitation(periods: periods, interpolated: true))
         DayNight.fill(&forecast)
         return forecast
     }

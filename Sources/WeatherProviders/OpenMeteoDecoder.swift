@@ -9,7 +9,7 @@ import Foundation
 /// body that is not JSON, reports an error, or has no current, hourly or daily data at all is refused.
 public enum OpenMeteoDecoder {
     /// The stable provider identifier.
-    public static let providerName = "open-meteo"
+    public static let providerName = ProviderName.openMeteo.rawValue
     /// The attribution Open-Meteo's CC BY 4.0 licence asks for.
     public static let attribution = "Weather data by Open-Meteo.com (CC BY 4.0)"
 
@@ -27,25 +27,10 @@ public enum OpenMeteoDecoder {
     }
 
     static func decode(json: JSONValue, fetchedAt: Date, requested: Coordinate?) throws(ProviderError) -> Forecast {
-        if json["error"]?.bool == true {
-            let reason = json["reason"]?.string ?? "no reason given"
-            throw failure("the response reports an error: \(reason)")
-        }
-
-        let coordinate: Coordinate
-        if let latitude = json["latitude"]?.double, let longitude = json["longitude"]?.double,
-            (-90...90).contains(latitude), (-180...180).contains(longitude)
-        {
-            coordinate = Coordinate(latitude: latitude, longitude: longitude)
-        } else if let requested {
-            coordinate = requested
-        } else {
-            throw failure("the response has no valid latitude and longitude")
-        }
-
-        // Open-Meteo answers in GMT unless asked for a time zone, so a missing offset means 0. An
-        // offset beyond ±18 h or a zone name the system does not know is not trusted.
-        let offset = json["utc_offset_seconds"]?.integer.flatMap { abs($0) <= 18 * 3600 ? $0 : nil } ?? 0
+        let header = try OpenMeteoBodyHeader(json, requested: requested, provider: providerName)
+        let coordinate = header.coordinate
+        let offset = header.utcOffsetSeconds
+        // A zone name the system does not know is not trusted.
         let timezone = json["timezone"]?.string.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
 
         var current = decodeCurrent(json, offset: offset)
@@ -66,7 +51,8 @@ public enum OpenMeteoDecoder {
 
         var forecast = Forecast(
             provider: providerName, attribution: attribution, coordinate: coordinate, fetchedAt: fetchedAt,
-            utcOffsetSeconds: offset, timezone: timezone, current: current, hourly: hourly, daily: daily)
+            utcOffsetSeconds: offset, timezone: timezone, current: current, hourly: hourly, daily: daily,
+            shortTerm: decodeQuarterHours(json, offset: offset, hourly: hourly, coordinate: coordinate))
         DayNight.fill(&forecast)
         return forecast
     }
@@ -164,6 +150,37 @@ public enum OpenMeteoDecoder {
         return days
     }
 
+    /// The most quarter hours kept: a day's worth, should a configured URL ask for more.
+    static let maximumQuarterHours = 96
+
+    /// `minutely_15` precipitation as 15-minute periods, for the nowcast.
+    ///
+    /// Each value is the sum over the 15 minutes before its time. Its chance of precipitation is the
+    /// hourly `precipitation_probability` of the hour holding it (which Open-Meteo also gives for the
+    /// hour before its time). ``ShortTermPrecipitation/interpolated`` says whether the grid cell lies
+    /// where a 15-minute model serves (``OpenMeteoQuarterHour``). nil without a precipitation column.
+    private static func decodeQuarterHours(
+        _ json: JSONValue, offset: Int, hourly: [HourlyForecast], coordinate: Coordinate
+    ) -> ShortTermPrecipitation? {
+        guard let section = Section(json, "minutely_15"), section.values["precipitation"] != nil else { return nil }
+        let amounts = section.column("precipitation", .precipitation)
+        var periods: [PrecipitationPeriod] = []
+        for index in section.times.indices {
+            // A step out of order, repeated or closer than 15 minutes to the last would overlap it.
+            guard let end = date(section.times[index], offset: offset),
+                periods.last.map({ end.timeIntervalSince($0.end) >= 15 * 60 }) ?? true
+            else { continue }
+            let start = end.addingTimeInterval(-15 * 60)
+            let hour = hourly.first { $0.time >= end && $0.time.timeIntervalSince(start) <= 3600 }
+            periods.append(
+                PrecipitationPeriod(
+                    start: start, end: end, amount: amounts[index], probability: hour?.precipitationProbability))
+            if periods.count == maximumQuarterHours { break }
+        }
+        guard !periods.isEmpty else { return nil }
+        return ShortTermPrecipitation(periods: periods, interpolated: !OpenMeteoQuarterHour.isNative(at: coordinate))
+    }
+
     // MARK: Values
 
     /// One of `hourly`/`daily`: parallel arrays indexed by its `time` array, with their units.
@@ -201,7 +218,7 @@ public enum OpenMeteoDecoder {
     }
 
     /// A local time without offset (`2026-09-15T12:00`), or Unix seconds when asked with `timeformat=unixtime`.
-    private static func date(_ value: JSONValue, offset: Int) -> Date? {
+    static func date(_ value: JSONValue, offset: Int) -> Date? {
         switch value {
         case .string(let text): Timestamps.parseLocal(text, utcOffsetSeconds: offset)
         // Unix seconds outside 2000...2100 are a wrong type (an index, a flag), not a forecast time.

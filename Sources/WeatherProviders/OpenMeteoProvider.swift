@@ -5,25 +5,30 @@ import Logging
 
 /// Open-Meteo's forecast API: keyless, global, the default provider.
 ///
-/// One GET per forecast asks for current conditions, 48 hourly steps and 7 daily summaries in
-/// metric units with the location's own time zone (`timezone=auto`).
+/// One GET per forecast asks for current conditions, the precipitation of the next 3 hours in 15-minute
+/// steps (for the nowcast), 48 hourly steps and 7 daily summaries in metric units with the location's own
+/// time zone (`timezone=auto`).
 public struct OpenMeteoProvider: WeatherProvider {
     /// The public endpoint.
     public static let defaultURL = URL(string: "https://api.open-meteo.com/v1/forecast")!
 
     /// The variables and options every request carries, in the order Open-Meteo documents them.
     ///
-    /// Current conditions, the next 48 hours (`forecast_hours` counts from the current hour) and
+    /// Current conditions, the precipitation of 12 quarter hours (`forecast_minutely_15` counts from the
+    /// current one, so at least 2.5 hours lie ahead and the nowcast's 2 hours stay covered until two
+    /// refreshes later), the next 48 hours (`forecast_hours` counts from the current hour) and
     /// today + 6 days, in the canonical units so no conversion is needed (the decoder would convert
-    /// if a configured URL asked for others). 37 variables: Open-Meteo counts a request with more than
-    /// 10 variables as several calls (here about 3.7; see docs/privacy.md), so nothing is asked twice:
-    /// the current UV index and visibility come from the hourly step of the current hour.
+    /// if a configured URL asked for others). 38 variables: Open-Meteo counts a request with more than
+    /// 10 variables as variables / 10 calls (here 3.8; see docs/privacy.md), so nothing is asked twice:
+    /// the current UV index and visibility come from the hourly step of the current hour, and the
+    /// chance of precipitation of each quarter hour from its hour (Open-Meteo has no 15-minute one).
     public static let queryParameters: [(String, String)] = [
         (
             "current",
             "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,weather_code,is_day,"
                 + "precipitation,cloud_cover,pressure_msl,wind_speed_10m,wind_direction_10m,wind_gusts_10m"
         ),
+        ("minutely_15", "precipitation"),
         (
             "hourly",
             "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,precipitation_probability,"
@@ -37,6 +42,7 @@ public struct OpenMeteoProvider: WeatherProvider {
         ),
         ("timezone", "auto"),
         ("forecast_days", "7"),
+        ("forecast_minutely_15", "12"),
         ("forecast_hours", "48"),
         ("temperature_unit", "celsius"),
         ("wind_speed_unit", "kmh"),
@@ -45,7 +51,7 @@ public struct OpenMeteoProvider: WeatherProvider {
 
     /// How many variables a request asks for, the measure of Open-Meteo's call weighting.
     public static var variableCount: Int {
-        queryParameters.filter { ["current", "hourly", "daily"].contains($0.0) }
+        queryParameters.filter { ["current", "minutely_15", "hourly", "daily"].contains($0.0) }
             .map { $0.1.split(separator: ",").count }.reduce(0, +)
     }
 
@@ -75,22 +81,18 @@ public struct OpenMeteoProvider: WeatherProvider {
     public func forecast(for coordinate: Coordinate) async throws(ProviderError) -> Forecast {
         let response = try await http.get(try requestURL(for: coordinate))
         let fetchedAt = now()
-        let json = JSONValue.parse(Data(response.body))
+        let json = try response.openMeteoJSON(provider: name)
+        var forecast = try OpenMeteoDecoder.decode(json: json, fetchedAt: fetchedAt, requested: coordinate)
+        if choosesModels { forecast.shortTerm?.interpolated = true }
+        return forecast
+    }
 
-        guard response.isSuccess else {
-            let reason = json?["reason"]?.string
-            switch response.status {
-            case 429, 401, 403:
-                // The status alone says what to do, whatever page a proxy put in the body.
-                break
-            default:
-                if json == nil { throw notJSON(response) }
-            }
-            throw ProviderError.httpStatus(
-                provider: name, status: response.status, reason: reason, retryAfter: response.retryAfter)
-        }
-        guard let json else { throw notJSON(response) }
-        return try OpenMeteoDecoder.decode(json: json, fetchedAt: fetchedAt, requested: coordinate)
+    /// Whether the configured URL picks its own models (`models=…` other than `best_match`): the
+    /// 15-minute areas (``OpenMeteoQuarterHour``) are those of the best match, so another choice may
+    /// well be interpolated anywhere.
+    var choosesModels: Bool {
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        return items.contains { $0.name == "models" && ($0.value ?? "") != "" && $0.value != "best_match" }
     }
 
     /// The request URL for a point: the configured URL's query followed by ours.
@@ -114,11 +116,5 @@ public struct OpenMeteoProvider: WeatherProvider {
     /// `53.1875`, `-2.06`, `0`: at most 4 decimals, no trailing zeros, never exponent notation.
     static func format(_ degrees: Double) -> String {
         ProviderURL.format(degrees)
-    }
-
-    private func notJSON(_ response: ProviderHTTPResponse) -> ProviderError {
-        ProviderError(
-            provider: name, kind: .badResponse,
-            detail: "the response is not JSON (\(response.mediaType ?? "no content type"), \(response.status))")
     }
 }

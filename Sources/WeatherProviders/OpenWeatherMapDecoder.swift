@@ -8,7 +8,7 @@ import Foundation
 /// Pure: no I/O, no clock. The bodies carry no unit names, so the caller says which `units=` was asked.
 public enum OpenWeatherMapDecoder {
     /// The stable provider identifier.
-    public static let providerName = "openweathermap"
+    public static let providerName = ProviderName.openWeatherMap.rawValue
     /// The attribution OpenWeather's terms ask for.
     public static let attribution = "Weather data provided by OpenWeather (openweathermap.org)"
     /// What the free forecast lacks, said in every forecast built from it.

@@ -11,32 +11,18 @@ import Settings
 
 // The commands status bars run: watch, refresh, forecast, and the formats of status.
 
-/// How a place is shown in forecastctl's messages: `Paris, Île-de-France, FR (48.8534, 2.3488; 2.1 M people)`.
-enum PlaceText {
-    static func describe(_ place: Place) -> String {
-        let region = [place.admin1, place.countryCode].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
-        let people =
-            place.population >= 1_000_000
-            ? String(format: "%.1f M people", Double(place.population) / 1_000_000)
-            : place.population >= 1000 ? "\(place.population / 1000) k people" : "\(place.population) people"
-        return "\(place.name), \(region) (\(String(format: "%.4f, %.4f", place.coordinate.latitude, place.coordinate.longitude)); \(people))"
-    }
-}
-
 /// The `--format` and `--icons` options of status and watch.
 struct FormatOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "FORMAT"),
-        completion: Completions.formats)
-    var format: String?
+            "Output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "FORMAT"))
+    var format: OutputFormat?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"),
-        completion: Completions.iconSets)
-    var icons: String?
+        help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"))
+    var icons: IconSet?
 
     @Option(name: .long, help: ArgumentHelp("Template for --format template, e.g. '%c %t' or '{icon} {temp}'.", valueName: "TEXT"))
     var template: String?
@@ -47,13 +33,6 @@ struct FormatOptions: ParsableArguments {
     var city: String?
 
     func validate() throws {
-        if let format, OutputFormat(rawValue: format) == nil {
-            throw ValidationError(
-                "--format \(format): unknown (allowed: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        if let icons, IconSet(rawValue: icons) == nil {
-            throw ValidationError("--icons \(icons): unknown (allowed: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
         if let template {
             do { _ = try Template(template) } catch { throw ValidationError("--template: \(error)") }
         }
@@ -61,13 +40,13 @@ struct FormatOptions: ParsableArguments {
 
     /// The request the daemon renders.
     func request(_ word: String) -> ControlRequest {
-        ControlRequest(request: word, format: format, icons: icons, template: template, city: city)
+        ControlRequest(request: word, format: format?.rawValue, icons: icons?.rawValue, template: template, city: city)
     }
 
     /// What a bar shows when there is no daemon and no status file: never empty, never an exit code
     /// that would hide the module.
     func unavailableLine(_ reason: String) -> String {
-        switch OutputFormat(rawValue: format ?? "text") ?? .text {
+        switch format ?? .text {
         case .json: return #"{"class":"ERROR","message":"\#(reason.replacingOccurrences(of: "\"", with: "'"))"}"#
         case .waybar:
             return #"{"text":"⛅ ?","alt":"unavailable","tooltip":"\#(reason.replacingOccurrences(of: "\"", with: "'"))","class":["error","unavailable"]}"#
@@ -212,16 +191,8 @@ struct ForecastCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(
-        name: .long, help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"),
-        completion: Completions.iconSets)
-    var icons: String = "emoji"
-
-    func validate() throws {
-        guard IconSet(rawValue: icons) != nil else {
-            throw ValidationError("--icons \(icons): unknown (allowed: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-    }
+    @Option(name: .long, help: ArgumentHelp("Icon set: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "SET"))
+    var icons: IconSet = .emoji
 
     func run() throws {
         try reportingFailures {
@@ -234,7 +205,7 @@ struct ForecastCommand: ParsableCommand {
             } catch {
                 throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
             }
-            print(ForecastTable.render(report, width: terminalWidth(), icons: IconSet(rawValue: icons) ?? .emoji))
+            print(ForecastTable.render(report, width: terminalWidth(), icons: icons))
         }
     }
 

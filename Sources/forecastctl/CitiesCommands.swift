@@ -105,7 +105,6 @@ struct CitiesCommand: ParsableCommand {
                 let edit = try editSettings(global) { document throws(SettingsEditError) in
                     try document.appendCity(city)
                 }
-                if edit.created { print("created \(edit.path) from the documented defaults") }
                 print(
                     "added \(city.id): \(describeCity(city))\(city.favorite ? ", a favourite" : "") (\(edit.path))")
             }
@@ -125,15 +124,15 @@ struct CitiesCommand: ParsableCommand {
                 }
                 // The point given is the city's position; the nearest place only lends its name and region.
                 place.coordinate = pin.coordinate
-                if name == nil, let label = pin.label { place.name = label }
+                if name == nil, let label = pin.name { place.name = label }
                 return place
             }
             switch gazetteer.resolve(text) {
             case .unique(let place):
-                note("\(text) is \(PlaceText.describe(place))")
+                note("\(text) is \(place.summary)")
                 return place
             case .ambiguous(let places):
-                let list = places.map { "  " + PlaceText.describe($0) }.joined(separator: "\n")
+                let list = places.map { "  " + $0.summary }.joined(separator: "\n")
                 throw CommandFailure(
                     message: "\"\(text)\" matches several places; nothing was added. Name one more precisely, e.g. "
                         + "\"\(text), \(places[0].countryCode)\" or \"\(text), \(places[0].admin1 ?? places[0].country)\":\n\(list)",

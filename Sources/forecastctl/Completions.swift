@@ -1,15 +1,11 @@
 import ArgumentParser
-import Rendering
 import Settings
 
 /// What the shells complete for forecastctl's arguments (`forecastctl --generate-completion-script SHELL`).
+///
+/// The model's vocabulary (formats, icon sets, units, modes) completes without help: the parser lists the cases of
+/// every `CaseIterable` argument type.
 enum Completions {
-    /// The bar formats `--format` accepts.
-    static let formats = CompletionKind.list(OutputFormat.allCases.map(\.rawValue))
-
-    /// The icon sets `--icons` accepts.
-    static let iconSets = CompletionKind.list(IconSet.allCases.map(\.rawValue))
-
     /// A settings file.
     static let settingsFile = CompletionKind.file(extensions: ["toml"])
 

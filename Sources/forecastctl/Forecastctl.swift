@@ -152,7 +152,7 @@ struct Status: ParsableCommand {
     var json = false
 
     func run() throws {
-        if output.format != nil {
+        if let format = output.format {
             // For bars: the daemon renders; without it, the status file is rendered here.
             let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
             if let line = try? ControlClient(socketPath: global.socketPath(settings)).request(output.request("report").line) {
@@ -162,12 +162,10 @@ struct Status: ParsableCommand {
             if let data = FileManager.default.contents(atPath: global.statusFile(settings)),
                 let text = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
                 let whole = try? ReportJSON.decode(text),
-                let report = output.city.map({ whole.city($0)?.report }) ?? whole,
-                let format = OutputFormat(rawValue: output.format ?? "text")
+                let report = output.city.map({ whole.city($0)?.report }) ?? whole
             {
-                let icons = output.icons.flatMap(IconSet.init(rawValue:))
                 let template = output.template.flatMap { try? Template($0) }
-                print(Renderer.render(report, as: format, options: RenderOptions(icons: icons, template: template)))
+                print(Renderer.render(report, as: format, options: RenderOptions(icons: output.icons, template: template)))
                 return
             }
             print(output.unavailableLine("forecastd is not running and has written no status file"))

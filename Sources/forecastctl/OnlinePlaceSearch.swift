@@ -42,7 +42,7 @@ enum OnlinePlaceSearch {
         }
         switch matching.count {
         case 1:
-            note("\(text) is \(PlaceText.describe(matching[0])) (found online)")
+            note("\(text) is \(matching[0].summary) (found online)")
             return matching[0]
         case 0:
             throw CommandFailure(
@@ -50,7 +50,7 @@ enum OnlinePlaceSearch {
                     + "or give coordinates and --name",
                 exitCode: .usage)
         default:
-            let list = matching.prefix(10).map { "  " + PlaceText.describe($0) }.joined(separator: "\n")
+            let list = matching.prefix(10).map { "  " + $0.summary }.joined(separator: "\n")
             throw CommandFailure(
                 message: "\"\(text)\" matches several places (found online); nothing was added. Name one more precisely, "
                     + "e.g. \"\(name), \(matching[0].admin1 ?? matching[0].countryCode)\", or give coordinates and --name:\n\(list)",

@@ -11,15 +11,17 @@ import Settings
 let editExitCodes = """
     Exit codes: 0 the file was changed (or already said so); 1 the file could not be read or written; \
     64 bad arguments, or a value the settings do not allow (nothing was written); 78 the settings file has \
-    errors now (nothing was written; fix them first).
+    errors now, is no settings file, or was named and does not exist (nothing was written).
     """
 
 let editDiscussion = """
     The file edited is the one forecastd reads (--config PATH, $FORECASTD_CONFIG, \
-    $XDG_CONFIG_HOME/forecastd/forecastd.toml, /etc/forecastd/forecastd.toml); when there is none, \
-    $XDG_CONFIG_HOME/forecastd/forecastd.toml is created from the documented defaults. Only the value \
-    that changes is rewritten: comments, blank lines and the order of keys stay as they are. The result is \
-    checked before it is written, and written atomically. A running forecastd is told to reload.
+    $XDG_CONFIG_HOME/forecastd/forecastd.toml, /etc/forecastd/forecastd.toml). When none exists, \
+    $XDG_CONFIG_HOME/forecastd/forecastd.toml is created: the documented file holding the settings in \
+    effect. A file named by --config or $FORECASTD_CONFIG that does not exist is refused (exit 78), since \
+    the daemon may still run on what it said. Only the value that changes is rewritten: comments, blank \
+    lines and the order of keys stay as they are. The result is checked before it is written, and \
+    written atomically. A running forecastd is told to reload.
     """
 
 struct UnitsCommand: ParsableCommand {
@@ -28,22 +30,13 @@ struct UnitsCommand: ParsableCommand {
         abstract: "Switch reports to metric or imperial units.",
         discussion: "Example: forecastctl units imperial\n\n" + editDiscussion + "\n\n" + editExitCodes)
 
-    enum Choice: String, ExpressibleByArgument, CaseIterable {
-        case metric, imperial
-    }
-
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "metric or imperial.")
-    var system: Choice
+    var system: UnitSystem
 
     func run() throws {
-        try reportingFailures {
-            let edit = try editSettings(global) { document throws(SettingsEditError) in
-                document.set(try SettingsKey("units"), to: .string(system.rawValue))
-            }
-            report(edit, unchanged: "units: \(system.rawValue)")
-        }
+        try reportingFailures { try applyEdit(.units(system.rawValue), global) }
     }
 }
 
@@ -54,22 +47,13 @@ struct ModeCommand: ParsableCommand {
         discussion: "Example: forecastctl mode pinned (needs a pin: forecastctl pin first)\n\n" + editDiscussion
             + "\n\n" + editExitCodes)
 
-    enum Choice: String, ExpressibleByArgument, CaseIterable {
-        case auto, pinned
-    }
-
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "auto or pinned.")
-    var mode: Choice
+    var mode: LocationMode
 
     func run() throws {
-        try reportingFailures {
-            let edit = try editSettings(global) { document throws(SettingsEditError) in
-                document.set(try SettingsKey("location.mode"), to: .string(mode.rawValue))
-            }
-            report(edit, unchanged: "location.mode: \(mode.rawValue)")
-        }
+        try reportingFailures { try applyEdit(.mode(mode.rawValue), global) }
     }
 }
 
@@ -108,56 +92,18 @@ struct PinCommand: ParsableCommand {
                 throw CommandFailure(
                     message: "pin needs a place, e.g. `forecastctl pin 48.8566,2.3522`", exitCode: .usage)
             }
-            let pin = try resolvePin(text)
-            let label = name ?? pin.label
-            let edit = try editSettings(global) { document throws(SettingsEditError) in
-                try document.setPin(pin.coordinate, name: label)
+            // The gazetteer is opened only for a place name.
+            var places: Gazetteer?
+            if case .failure(.notACoordinate) = Result(catching: { () throws(CoordinateParseError) in
+                try CoordinateParser.parse(text)
+            }) {
+                do {
+                    places = try Gazetteer.loadDefault()
+                } catch {
+                    throw CommandFailure(message: "\(error)", exitCode: .requestFailed)
+                }
             }
-            report(edit, unchanged: "location.pin: \(describe(edit.settings.location.pin))")
-            if edit.settings.location.mode == .auto {
-                note(
-                    "mode is \"auto\": the pin is used when no other source knows the position; "
-                        + "`forecastctl mode pinned` uses it always")
-            }
-        }
-    }
-
-    /// Six decimals: about 0.1 m, more than any map click means.
-    /// The position `text` names.
-    ///
-    /// This is where a place-name search will join: ``CoordinateParseError/notACoordinate(_:)`` carries
-    /// the text to look up.
-    private func resolvePin(_ text: String) throws -> ParsedPin {
-        do {
-            return try CoordinateParser.parse(text)
-        } catch .notACoordinate(let name) {
-            return try resolvePlaceName(name)
-        } catch {
-            throw CommandFailure(message: error.description, exitCode: .usage)
-        }
-    }
-
-    /// A place name looked up offline in the gazetteer: `Paris`, `Paris, FR`, `Paris, Texas`, `Sao Paulo`.
-    private func resolvePlaceName(_ name: String) throws -> ParsedPin {
-        let gazetteer: Gazetteer
-        do {
-            gazetteer = try Gazetteer.loadDefault()
-        } catch {
-            throw CommandFailure(message: "\(error)", exitCode: .requestFailed)
-        }
-        switch gazetteer.resolve(name) {
-        case .unique(let place):
-            note("\(name) is \(PlaceText.describe(place))")
-            return ParsedPin(coordinate: place.coordinate, label: place.name)
-        case .ambiguous(let places):
-            let list = places.map { "  " + PlaceText.describe($0) }.joined(separator: "\n")
-            throw CommandFailure(
-                message: "\"\(name)\" matches several places; name one more precisely, e.g. \"\(name), \(places[0].countryCode)\":\n\(list)",
-                exitCode: .usage)
-        case .notFound:
-            throw CommandFailure(
-                message: "\"\(name)\" is not a coordinate, a map link or a known place (places of 1000 inhabitants and more)",
-                exitCode: .usage)
+            try applyEdit(.pin(text, name: name), global, places: places)
         }
     }
 }
@@ -171,22 +117,7 @@ struct UnpinCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        try reportingFailures {
-            if global.config == nil, case .builtInDefaults = try locateSettings(global) {
-                print("location.pin: (none), unchanged (there is no settings file)")
-                return
-            }
-            let edit = try editSettings(global) { document throws(SettingsEditError) in
-                let current = try? Settings.decode(
-                    document.text, path: "", defaults: Settings.defaults(isSystemService: false))
-                if current?.location.mode == .pinned {
-                    // Without a pin, "pinned" means nothing; "auto" is what is left.
-                    document.set(try SettingsKey("location.mode"), to: .string("auto"))
-                }
-                document.remove(["location", "pin"])
-            }
-            report(edit, unchanged: "location.pin: (none)")
-        }
+        try reportingFailures { try applyEdit(.unpin, global) }
     }
 }
 
@@ -217,149 +148,7 @@ struct SetCommand: ParsableCommand {
                 throw CommandFailure(
                     message: "set needs a KEY and a VALUE, e.g. `forecastctl set units imperial`", exitCode: .usage)
             }
-            let settingsKey: SettingsKey
-            let value: SettingsValue
-            do throws(SettingsEditError) {
-                settingsKey = try SettingsKey(key)
-                value = try settingsKey.parse(words.joined(separator: " "))
-            } catch {
-                throw CommandFailure(editError: error)
-            }
-            let edit = try editSettings(global) { document throws(SettingsEditError) in
-                document.set(settingsKey, to: value)
-            }
-            let shown = edit.settings.value(at: settingsKey.path)?.description ?? "(none)"
-            report(edit, unchanged: "\(settingsKey): \(shown)")
-        }
-    }
-}
-
-struct ConfigCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "config",
-        abstract: "Show which settings file is used, what it sets, and whether it is valid.",
-        subcommands: [PathCommand.self, ShowCommand.self, CheckCommand.self])
-
-    struct PathCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "path",
-            abstract: "Print the settings file in use (first line) and every path searched, in order.",
-            discussion: "Exit codes: 0 success; 78 a file named by --config or $FORECASTD_CONFIG does not exist.")
-
-        @OptionGroup var global: GlobalOptions
-
-        func run() throws {
-            try reportingFailures {
-                let environment = ProcessInfo.processInfo.environment
-                let source: SettingsSource
-                do {
-                    source = try Settings.locate(explicit: global.config)
-                } catch {
-                    let named = global.config ?? environment["FORECASTD_CONFIG"] ?? ""
-                    let origin = global.config != nil ? "--config" : "$FORECASTD_CONFIG"
-                    print(named)
-                    print("searched, in order:")
-                    print("  \(named)  (named by \(origin)): not found")
-                    throw CommandFailure(message: "\(named): no such file (named by \(origin))", exitCode: .configError)
-                }
-                switch source {
-                case .file(let path, let origin, let searched):
-                    print(path)
-                    print("searched, in order:")
-                    for candidate in searched {
-                        let found = candidate == path
-                        print(
-                            "  \(candidate)  (\(describe(origin: found ? origin : nil, path: candidate))): \(found ? "used" : "not found")"
-                        )
-                    }
-                case .builtInDefaults(let searched):
-                    print("(none: the built-in defaults apply; edits create \(Settings.userConfigurationPath()))")
-                    print("searched, in order:")
-                    for candidate in searched {
-                        print("  \(candidate)  (\(describe(origin: nil, path: candidate))): not found")
-                    }
-                }
-            }
-        }
-
-        private func describe(origin: SettingsSource.Origin?, path: String) -> String {
-            switch origin {
-            case .commandLine: return "named by --config"
-            case .environment: return "named by $FORECASTD_CONFIG"
-            case .userConfiguration: return "the user's file"
-            case .systemConfiguration: return "the system's file"
-            case nil: return path == Settings.systemConfigurationPath ? "the system's file" : "the user's file"
-            }
-        }
-    }
-
-    struct ShowCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show",
-            abstract: "Print the settings in effect, every key with its value, as TOML.",
-            discussion: """
-                Keys the file leaves out show their defaults. An API key is never printed: it shows as "(set)", \
-                "(from file PATH)" or "(from $VARIABLE)".
-
-                Exit codes: 0 success; 78 the settings file is invalid.
-                """)
-
-        @OptionGroup var global: GlobalOptions
-
-        func run() throws {
-            try reportingFailures {
-                let source = try locateSettings(global)
-                let loaded: LoadedSettings
-                do {
-                    loaded = try Settings.loadWithWarnings(source, isSystemService: false)
-                } catch {
-                    throw CommandFailure(message: "invalid settings:\n\(error)", exitCode: .configError)
-                }
-                loaded.warnings.forEach { warn($0.description) }
-                print(
-                    loaded.settings.toml(origin: source.path ?? "the built-in defaults (no settings file)"),
-                    terminator: "")
-            }
-        }
-    }
-
-    struct CheckCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "check",
-            abstract: "Check a settings file: print PATH: OK, or every problem as PATH:LINE:COLUMN: key: problem.",
-            discussion: """
-                Without PATH, the file forecastd would read is checked. Problems are printed on standard error, \
-                one a line, in the format editors jump to.
-
-                Exit codes: 0 the file is valid (or there is none); 78 it has problems, or PATH does not exist.
-                """)
-
-        @OptionGroup var global: GlobalOptions
-
-        @Argument(help: ArgumentHelp("The file to check (default: the one forecastd reads).", valueName: "PATH"))
-        var path: String?
-
-        func run() throws {
-            try reportingFailures {
-                let source: SettingsSource
-                if let path {
-                    source = .file(path: path, origin: .commandLine, searched: [path])
-                } else {
-                    source = try locateSettings(global)
-                }
-                guard let file = source.path else {
-                    print("no settings file: the built-in defaults apply: OK")
-                    return
-                }
-                do throws(SettingsError) {
-                    let loaded = try Settings.loadWithWarnings(source, isSystemService: false)
-                    loaded.warnings.forEach { warn($0.description) }
-                    print("\(file): OK")
-                } catch {
-                    FileHandle.standardError.write(Data((error.description + "\n").utf8))
-                    throw ExitCode.configError
-                }
-            }
+            try applyEdit(.set(key: key, value: words.joined(separator: " ")), global)
         }
     }
 }
@@ -428,77 +217,50 @@ func locateSettings(_ global: GlobalOptions) throws -> SettingsSource {
     }
 }
 
-/// Applies `edits` to the settings file the search order finds (or creates), then tells a running
-/// daemon to reload.
-func editSettings(
-    _ global: GlobalOptions, _ edits: (inout SettingsDocument) throws(SettingsEditError) -> Void
-) throws -> SettingsFileEdit {
+/// The settings file an edit changes, by the rule the daemon's socket follows too.
+func editTarget(_ global: GlobalOptions) -> SettingsEditTarget {
     let environment = ProcessInfo.processInfo.environment
-    // A path the user named is edited (and created) as named; otherwise the file found, or the user's file.
-    let path: String
-    if let explicit = global.config {
-        path = explicit
-    } else if let named = environment["FORECASTD_CONFIG"], !named.isEmpty {
-        path = named
-    } else {
-        path = try locateSettings(global).path ?? Settings.userConfigurationPath(environment: environment)
-    }
-    let edit: SettingsFileEdit
+    let defaults = Settings.defaults(environment: environment, isSystemService: false)
+    return SettingsEditTarget.locate(
+        explicit: global.config, environment: environment, inEffect: defaults, defaults: defaults)
+}
+
+/// Applies `request` as the socket would, prints what changed, and tells a running daemon to reload.
+func applyEdit(_ request: SettingsEditRequest, _ global: GlobalOptions, places: (any PlaceSearching)? = nil) throws {
+    let outcome: SettingsEditOutcome
     do {
-        edit = try SettingsFileEditor.edit(path: path, create: true, environment: environment, edits)
+        outcome = try SettingsFileEditor.apply(request, to: editTarget(global), places: places)
     } catch {
         throw CommandFailure(editError: error)
     }
+    outcome.lines.forEach { print($0) }
+    outcome.notes.forEach(note)
+    if let edit = outcome.edit {
+        afterEdit(edit, global)
+    }
+}
+
+/// Applies `edits` to the settings file an edit changes, then tells a running daemon to reload.
+func editSettings(
+    _ global: GlobalOptions, _ edits: (inout SettingsDocument) throws(SettingsEditError) -> Void
+) throws -> SettingsFileEdit {
+    let edit: SettingsFileEdit
+    do {
+        edit = try SettingsFileEditor.edit(editTarget(global), edits)
+    } catch {
+        throw CommandFailure(editError: error)
+    }
+    if edit.created { print("created \(edit.path) from the settings in effect") }
+    afterEdit(edit, global)
+    return edit
+}
+
+/// Shows an edit's warnings and, when the file was written, asks a running daemon to reload.
+private func afterEdit(_ edit: SettingsFileEdit, _ global: GlobalOptions) {
     edit.warnings.forEach { warn($0.description) }
     if edit.written {
         askDaemonToReload(socketPath: global.socketPath(edit.settings))
     }
-    return edit
-}
-
-/// Prints what an edit changed, `key: old → new (PATH)`, or `unchanged` when nothing did.
-func report(_ edit: SettingsFileEdit, unchanged: String) {
-    if edit.created {
-        print("created \(edit.path) from the documented defaults")
-    }
-    let pinKeys = ["location.pin.latitude", "location.pin.longitude", "location.pin.name"]
-    var lines = edit.changes.filter { !pinKeys.contains($0.key) }.map(\.description)
-    if edit.changes.contains(where: { pinKeys.contains($0.key) }) {
-        let before = pinBefore(edit)
-        lines.insert("location.pin: \(describe(before)) → \(describe(edit.settings.location.pin))", at: 0)
-    }
-    if lines.isEmpty {
-        print("\(unchanged), unchanged (\(edit.path))")
-        return
-    }
-    for line in lines {
-        print("\(line) (\(edit.path))")
-    }
-}
-
-/// The pin before the edit, rebuilt from the changes (the edit keeps only the new settings).
-private func pinBefore(_ edit: SettingsFileEdit) -> Settings.Pin? {
-    func old(_ key: String, _ current: SettingsValue?) -> SettingsValue? {
-        guard let change = edit.changes.first(where: { $0.key == key }) else { return current }
-        return change.old
-    }
-    let pin = edit.settings.location.pin
-    let latitude = old("location.pin.latitude", pin.map { .number($0.coordinate.latitude) })
-    let longitude = old("location.pin.longitude", pin.map { .number($0.coordinate.longitude) })
-    let name = old("location.pin.name", pin?.name.map { .string($0) })
-    guard case .number(let lat)? = latitude, case .number(let lon)? = longitude else { return nil }
-    if case .string(let text)? = name {
-        return Settings.Pin(coordinate: Coordinate(latitude: lat, longitude: lon), name: text)
-    }
-    return Settings.Pin(coordinate: Coordinate(latitude: lat, longitude: lon))
-}
-
-/// `48.8566, 2.3522 "Paris"`, or `(none)`.
-func describe(_ pin: Settings.Pin?) -> String {
-    guard let pin else { return "(none)" }
-    var text = "\(SettingsValue.number(pin.coordinate.latitude)), \(SettingsValue.number(pin.coordinate.longitude))"
-    if let name = pin.name { text += " " + SettingsValue.string(name).toml }
-    return text
 }
 
 /// Sends `reload` to a running daemon; a daemon that is not running reads the file when it starts.

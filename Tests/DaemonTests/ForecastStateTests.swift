@@ -30,10 +30,10 @@ struct FixedPlaces: PlaceNaming {
 struct ForecastStateTests {
     let clock = TestClock()
 
-    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, mode: DaemonConfiguration.Mode = .auto) -> DaemonConfiguration {
+    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> DaemonConfiguration {
         DaemonConfiguration(
             units: .metric, refreshInterval: 900, mode: mode,
-            pin: pin.map { DaemonConfiguration.Pin(coordinate: $0, name: nil) },
+            pin: pin.map { Pin(coordinate: $0, name: nil) },
             gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
             providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
             socketPath: "/nonexistent")
@@ -321,7 +321,7 @@ struct CityStateTests {
     func configuration(cities: [DaemonConfiguration.City]) -> DaemonConfiguration {
         var configuration = DaemonConfiguration(
             units: .metric, refreshInterval: 900, mode: .pinned,
-            pin: DaemonConfiguration.Pin(coordinate: Coordinate(latitude: 48.9, longitude: 2.33), name: nil),
+            pin: Pin(coordinate: Coordinate(latitude: 48.9, longitude: 2.33), name: nil),
             gpsd: nil, maxFixAge: 120, refreshDistanceKm: 5,
             providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
             socketPath: "/nonexistent")

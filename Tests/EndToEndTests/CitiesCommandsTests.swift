@@ -31,8 +31,8 @@ struct CitiesCommandsTests {
         func remove() { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static let documented = try! String(
-        contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)
+    /// What a settings file forecastctl creates says before any city is added.
+    static let documented = documentedInTestEnvironment
 
     static var today: String { CalendarDay.today }
 
@@ -46,7 +46,7 @@ struct CitiesCommandsTests {
         #expect(paris.status == 0, "\(paris.stderr)")
         #expect(
             paris.stdout
-                == "created \(path) from the documented defaults\n"
+                == "created \(path) from the settings in effect\n"
                 + "added paris-fr: Paris, Île-de-France, FR (48.8534, 2.3488) (\(path))\n")
         #expect(paris.stderr.contains("Paris is Paris, Île-de-France, FR (48.8534, 2.3488; 2.1 M people)"))
         let parisTable = """

@@ -4,6 +4,17 @@ import Foundation
 import Rendering
 import TestSupport
 
+/// `config/forecastd.toml` as forecastctl creates a settings file in the tests' environment: the
+/// documented file holding the settings in effect, which differ from the defaults only in that
+/// `FORECASTD_IP_GEOLOCATION=off` turns IP geolocation off.
+let documentedInTestEnvironment: String = {
+    let documented = try! String(
+        contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)
+    let ip = documented.range(of: "[location.ip]\n")!
+    let enabled = documented.range(of: "\nenabled = true\n", range: ip.upperBound..<documented.endIndex)!
+    return documented.replacingCharacters(in: enabled, with: "\nenabled = false\n")
+}()
+
 /// A settings file pointing the daemon at test peers.
 func settingsText(
     gpsdPort: Int?, openMeteoURL: URL, pin: (Double, Double, String?)? = nil, mode: String = "auto",

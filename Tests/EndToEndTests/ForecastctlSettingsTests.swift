@@ -31,10 +31,7 @@ struct ForecastctlSettingsTests {
         func remove() { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static let documented = try! String(
-        contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)
-
-    @Test("units, mode, set, pin and unpin create the user file from the documented defaults and change only values")
+    @Test("units, mode, set, pin and unpin create the user file from the settings in effect and change only values")
     func editsCreateAndChange() async throws {
         let home = try Home()
         defer { home.remove() }
@@ -43,9 +40,10 @@ struct ForecastctlSettingsTests {
         let units = try await home.run("units", "imperial")
         #expect(units.status == 0)
         #expect(
-            units.stdout == "created \(path) from the documented defaults\nunits: metric → imperial (\(path))\n")
+            units.stdout == "created \(path) from the settings in effect\nunits: metric → imperial (\(path))\n")
         #expect(units.stderr == "forecastctl: the daemon is not running; it will read the change when it starts\n")
-        var expected = Self.documented.replacingOccurrences(
+        // The documented file holding the settings in effect (IP geolocation off in the test environment).
+        var expected = documentedInTestEnvironment.replacingOccurrences(
             of: "\nunits = \"metric\"\n", with: "\nunits = \"imperial\"\n")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
         var info = stat()
@@ -254,6 +252,34 @@ struct ForecastctlSettingsTests {
         }
     }
 
+    @Test("an edit of a named settings file that does not exist, or is no settings file, is refused with exit 78")
+    func missingNamedFile() async throws {
+        let home = try Home()
+        defer { home.remove() }
+        let path = home.directory.path + "/gone.toml"
+        for arguments in [["units", "imperial"], ["pin", "48.85,2.35"], ["set", "refresh_minutes", "30"], ["unpin"]] {
+            let result = try await runTool(Self.forecastctl, arguments + ["--config", path], environment: home.environment)
+            #expect(result.status == 78, "\(arguments)")
+            #expect(
+                result.stderr
+                    == "forecastctl: \(path) does not exist, so nothing was written: the settings in effect may have "
+                    + "come from it, and a new file would undo them. Restore it, or start one with "
+                    + "`forecastctl config default > \(path)`\n", "\(arguments)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        // A directory or a binary file where the settings file should be is a settings problem too.
+        let binary = home.directory.path + "/binary.toml"
+        try Data([0x75, 0x6E, 0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: binary))
+        for (named, problem) in [(home.directory.path, "is a directory, not a settings file"), (binary, "is not UTF-8 text (allowed: a UTF-8 TOML file)")] {
+            let result = try await runTool(Self.forecastctl, ["units", "imperial", "--config", named], environment: home.environment)
+            #expect(result.status == 78, "\(named)")
+            #expect(result.stderr == "forecastctl: \(named): \(problem)\n")
+        }
+        let generated = try await home.run("config", "default")
+        #expect(generated.status == 0)
+        #expect(generated.stdout == (try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)))
+    }
+
     @Test("config path, show and check")
     func configCommands() async throws {
         let home = try Home()
@@ -363,11 +389,12 @@ struct ForecastctlSettingsTests {
         let home = try Home()
         defer { home.remove() }
         let path = home.directory.path + "/large.toml"
-        // Several megabytes, as a file with very long comments would be, so that writing takes a while.
-        let padding = String(repeating: "# " + String(repeating: "padding, ", count: 10) + "\n", count: 35_000)
+        // Nearly the 1 MiB a settings file may have, as a file with very long comments would be, so that
+        // writing takes a while.
+        let padding = String(repeating: "# " + String(repeating: "padding, ", count: 10) + "\n", count: 11_000)
         let first = "units = \"metric\"\nrefresh_minutes = 15\n" + padding + "[location]\nmode = \"auto\"\n"
         try Data(first.utf8).write(to: URL(fileURLWithPath: path))
-        #expect(first.utf8.count > 3_000_000)
+        #expect(first.utf8.count > 1_000_000 && first.utf8.count <= 1 << 20)
         let environment = home.environment
         let binary = Self.forecastctl
 

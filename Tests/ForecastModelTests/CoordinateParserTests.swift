@@ -16,7 +16,7 @@ struct CoordinateParserTests {
             #expect(
                 abs(pin.coordinate.longitude - longitude) < 1e-6, "longitude of \(text)", sourceLocation: sourceLocation
             )
-            #expect(pin.label == label, "label of \(text)", sourceLocation: sourceLocation)
+            #expect(pin.name == label, "label of \(text)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("\(text): \(error)", sourceLocation: sourceLocation)
         }

@@ -105,8 +105,8 @@ struct LocationPolicyTests {
         #expect(alone.reason == "no position: gpsd has no fix, no static file, no IP position and no pin")
     }
 
-    @Test("an implausible pin is treated as no pin in either mode", arguments: LocationPolicy.Mode.allCases)
-    func implausiblePinRejected(mode: LocationPolicy.Mode) {
+    @Test("an implausible pin is treated as no pin in either mode", arguments: LocationMode.allCases)
+    func implausiblePinRejected(mode: LocationMode) {
         let nullIsland = LocationFix(
             coordinate: Coordinate(latitude: 0, longitude: 0), source: .pinned, receivedAt: now)
         let choice = LocationPolicy(mode: mode).choose(.init(gpsd: nil, pin: nullIsland), now: now)

@@ -326,7 +326,7 @@ struct CitiesEditingTests {
         let path = try directory.write(citiesFile, to: "forecastd.toml")
         let paris = Settings.City(name: "Paris", countryCode: "FR", coordinate: Coordinate(latitude: 48.8, longitude: 2.3))
         #expect {
-            try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) { document throws(SettingsEditError) in
+            try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) { document throws(SettingsEditError) in
                 try document.appendCity(paris)
             }
         } throws: { error in
@@ -336,7 +336,7 @@ struct CitiesEditingTests {
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == citiesFile)
 
-        let edit = try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+        let edit = try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
             document throws(SettingsEditError) in
             try document.appendCity(lyon)
             try document.setFavorite(true, ofCityAt: 2)

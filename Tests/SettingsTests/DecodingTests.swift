@@ -33,7 +33,7 @@ struct DecodingTests {
         let settings = try Settings.decode(text, path: settingsPath, defaults: userDefaults)
 
         var expected = userDefaults
-        expected.location.pin = Settings.Pin(
+        expected.location.pin = Pin(
             coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo")
         expected.output = Settings.Output(
             statusFile: "/srv/forecastd/report.json", socket: "/srv/forecastd/forecastd.sock")
@@ -67,7 +67,7 @@ struct DecodingTests {
         #expect(settings.location.mode == .pinned)
         #expect(settings.location.refreshDistanceKm == 0.5)
         // Integers are accepted where degrees may have a fraction.
-        #expect(settings.location.pin == Settings.Pin(coordinate: Coordinate(latitude: 45, longitude: 7.5)))
+        #expect(settings.location.pin == Pin(coordinate: Coordinate(latitude: 45, longitude: 7.5)))
         #expect(
             settings.location.gpsd == Settings.Gpsd(enabled: false, host: "gps.lan", port: 3000, maxFixAgeSeconds: 30))
         #expect(settings.providers.openMeteo.url == URL(string: "http://localhost:8080/v1/forecast"))

@@ -211,7 +211,7 @@ struct SettingsFileEditorTests {
     func editWrites() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write(commentedFile, to: "forecastd.toml")
-        let edit = try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+        let edit = try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
             document throws(SettingsEditError) in
             document.set(try SettingsKey("units"), to: .string("imperial"))
         }
@@ -229,7 +229,7 @@ struct SettingsFileEditorTests {
         let path = try directory.write(commentedFile, to: "forecastd.toml")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = #expect(throws: SettingsEditError.self) {
-            try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+            try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
                 document throws(SettingsEditError) in
                 document.set(try SettingsKey("units"), to: .string("kelvin"))
             }
@@ -248,7 +248,7 @@ struct SettingsFileEditorTests {
         let broken = "units = \"metric\"\nrefresh_minutes = 0  # oops\n"
         let path = try directory.write(broken, to: "forecastd.toml")
         let error = #expect(throws: SettingsEditError.self) {
-            try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+            try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
                 document throws(SettingsEditError) in
                 document.set(try SettingsKey("units"), to: .string("imperial"))
             }
@@ -262,7 +262,7 @@ struct SettingsFileEditorTests {
 
         let syntax = try directory.write("units = \"metric\n", to: "syntax.toml")
         let syntaxError = #expect(throws: SettingsEditError.self) {
-            try SettingsFileEditor.edit(path: syntax, create: false, environment: userEnvironment) {
+            try SettingsFileEditor.edit(SettingsEditTarget(path: syntax, whenMissing: .refuse), environment: userEnvironment) {
                 _ throws(SettingsEditError) in
             }
         }
@@ -273,7 +273,8 @@ struct SettingsFileEditorTests {
     func createsFromDefaults() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/config/forecastd/forecastd.toml"
-        let edit = try SettingsFileEditor.edit(path: path, create: true, environment: userEnvironment) {
+        let edit = try SettingsFileEditor.edit(
+            SettingsEditTarget(path: path, whenMissing: .create(from: userDefaults, defaults: userDefaults)), environment: userEnvironment) {
             document throws(SettingsEditError) in
             document.set(try SettingsKey("units"), to: .string("imperial"))
         }
@@ -295,7 +296,7 @@ struct SettingsFileEditorTests {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/none/forecastd.toml"
         #expect(throws: SettingsEditError.self) {
-            try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+            try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
                 _ throws(SettingsEditError) in
             }
         }
@@ -309,7 +310,7 @@ struct SettingsFileEditorTests {
         chmod(real, 0o640)
         let link = directory.path + "/forecastd.toml"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-        let edit = try SettingsFileEditor.edit(path: link, create: false, environment: userEnvironment) {
+        let edit = try SettingsFileEditor.edit(SettingsEditTarget(path: link, whenMissing: .refuse), environment: userEnvironment) {
             document throws(SettingsEditError) in
             document.set(try SettingsKey("refresh_minutes"), to: .integer(30))
         }
@@ -324,7 +325,7 @@ struct SettingsFileEditorTests {
     func unchangedValue() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("units = \"metric\"\n", to: "forecastd.toml")
-        let edit = try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+        let edit = try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
             document throws(SettingsEditError) in
             document.set(try SettingsKey("units"), to: .string("metric"))
         }
@@ -338,7 +339,7 @@ struct SettingsFileEditorTests {
         let text = "[location]\nmode = \"pinned\"\n[location.pin]\nlatitude = 1.0\nlongitude = 2.0\n"
         let path = try directory.write(text, to: "forecastd.toml")
         let error = #expect(throws: SettingsEditError.self) {
-            try SettingsFileEditor.edit(path: path, create: false, environment: userEnvironment) {
+            try SettingsFileEditor.edit(SettingsEditTarget(path: path, whenMissing: .refuse), environment: userEnvironment) {
                 document throws(SettingsEditError) in
                 document.remove(["location", "pin"])
             }

@@ -51,7 +51,7 @@ struct ShippedConfigTests {
         let settings = try Settings.decode(text, path: Self.path, defaults: userDefaults)
         #expect(
             settings.location.pin
-                == Settings.Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))
+                == Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))
         // The examples show the user defaults for uid 1000 with XDG_RUNTIME_DIR set.
         #expect(settings.output.statusFile == userDefaults.output.statusFile)
         #expect(settings.output.socket == userDefaults.output.socket)
@@ -73,7 +73,7 @@ struct ShippedConfigTests {
     func everyKeyDocumented() throws {
         let map = TOMLSourceMap(Self.uncommented(try Self.shippedText()))
         let documented = map.entries.filter { $0.kind == .keyValue }.map(\.keyPath)
-        #expect(documented == SettingsSchema.valueKeyPaths)
+        #expect(documented == SettingsTable.keys.map(\.path))
     }
 
     @Test("every live key has a comment of its own above it")

@@ -78,6 +78,8 @@ struct OpenMeteoProviderTests {
                 query["current"]
                     == "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,weather_code,is_day,precipitation,cloud_cover,pressure_msl,wind_speed_10m,wind_direction_10m,wind_gusts_10m"
             )
+            #expect(query["minutely_15"] == "precipitation")
+            #expect(query["forecast_minutely_15"] == "12")
             #expect(
                 query["hourly"]
                     == "temperature_2m,apparent_temperature,relative_humidity_2m,dew_point_2m,precipitation_probability,precipitation,weather_code,pressure_msl,cloud_cover,visibility,wind_speed_10m,wind_direction_10m,wind_gusts_10m,uv_index,is_day"
@@ -86,8 +88,8 @@ struct OpenMeteoProviderTests {
                 query["daily"]
                     == "weather_code,temperature_2m_max,temperature_2m_min,sunrise,sunset,uv_index_max,precipitation_sum,precipitation_probability_max,wind_speed_10m_max,wind_gusts_10m_max"
             )
-            // 37 variables: Open-Meteo counts this request as 3.7 calls (docs/privacy.md).
-            #expect(OpenMeteoProvider.variableCount == 37)
+            // 38 variables: Open-Meteo counts this request as 3.8 calls (docs/privacy.md).
+            #expect(OpenMeteoProvider.variableCount == 38)
             #expect(request.header("User-Agent") == Self.userAgent)
             // The commas stay literal: that is how Open-Meteo documents its lists.
             #expect(request.uri.contains("current=temperature_2m,apparent_temperature,"))

@@ -1,0 +1,99 @@
+// The words users write in the settings file, on the socket and on forecastctl's command line, each
+// defined once here and used by every module. The raw values are what users write.
+
+/// A format a report can be rendered in: `format` of `[[output.files]]`, `format=` on the socket,
+/// `forecastctl status|watch --format`.
+public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+    /// The report itself, one line of JSON (`docs/report.md`).
+    case json
+    /// A Waybar `custom` module with `"return-type": "json"`: `text`, `alt`, `tooltip`, `class`.
+    case waybar
+    /// i3blocks' plain protocol: three lines, `full_text`, `short_text`, `color`.
+    case i3blocks
+    /// One line for a polybar `custom/script`, coloured with `%{F#rrggbb}` tags.
+    case polybar
+    /// i3status-rust's `custom` block with `json = true`: `icon`, `state`, `text`, `short_text`.
+    case i3statusRust = "i3status-rust"
+    /// One line for tmux's status line; width-safe emoji by default, `#` escaped.
+    case tmux
+    /// One plain line for people, i3status `read_file` and conky.
+    case text
+    /// The user's template, with wttr.in's `%` codes or `{name}` placeholders.
+    case template
+}
+
+/// The glyphs a bar shows for a condition, one set per kind of font and terminal: `icons` in the
+/// settings, `icons=` on the socket, `forecastctl --icons`. Rendering draws them.
+public enum IconSet: String, Sendable, Hashable, CaseIterable {
+    /// Colour emoji, with U+FE0F where Unicode's default presentation is text (`☀️`, `☁️`).
+    case emoji
+    /// Only emoji that are one East-Asian-Wide code point with emoji presentation by default.
+    ///
+    /// tmux before 3.4 counts an emoji followed by U+FE0F (`☁️`) by its base character, one cell,
+    /// while the terminal draws it in two: the status line then shifts and leaves stray characters.
+    /// A single Wide code point (`🌞`, `⛅`, `☔`) is two cells for tmux, `wcwidth` and terminals
+    /// alike. No Unicode cloud, fog or snowflake emoji is Wide by default, so this set substitutes
+    /// close Wide ones (`💭` for clouds, `🌁` for fog, `⛄` for snow).
+    case emojiSafe = "emoji-safe"
+    /// Nerd Font weather glyphs (the Weather Icons block, U+E300–U+E3E3): one cell, need a Nerd Font.
+    case nerd
+    /// Short ASCII words (`SUN`, `MOON`, `CLOUD`, `RAIN`) for any font and any terminal.
+    case text
+}
+
+/// How the daemon decides where it is: `location.mode`, `forecastctl mode`, `mode` on the socket.
+public enum LocationMode: String, Sendable, Hashable, CaseIterable {
+    /// Every source, best first: gpsd, its recent fix, the static file, IP geolocation, the pin.
+    case auto
+    /// The pin only, whatever the other sources say; gpsd is not asked.
+    case pinned
+}
+
+/// A fixed place given by hand: `[location.pin]`, `forecastctl pin`, `pin` on the socket.
+public struct Pin: Sendable, Hashable {
+    /// Always ``Coordinate/isPlausible`` once it comes from the settings or the parser.
+    public var coordinate: Coordinate
+    /// What to call the place instead of the gazetteer's name; from a map link or `geo:` URI, already
+    /// decoded, when it carried one.
+    public var name: String?
+
+    public init(coordinate: Coordinate, name: String? = nil) {
+        self.coordinate = coordinate
+        self.name = name
+    }
+}
+
+/// A keyless IP geolocation service forecastd knows how to ask: the values of `location.ip.services`.
+///
+/// Each names its fields differently, and several answer errors with HTTP 200 and an error body;
+/// Location reads each one's answers.
+public enum IPGeolocationService: String, Sendable, Hashable, CaseIterable, Codable {
+    /// ipinfo.io: `loc` is a `"lat,lon"` string; 1,000 lookups a day without a token.
+    case ipinfo
+    /// ipapi.co: `latitude`/`longitude`; rate limits come as `{"error":true,"reason":"RateLimited"}`.
+    case ipapi
+    /// ifconfig.co: `latitude`/`longitude`, `country_iso`; about one request a minute.
+    case ifconfig
+    /// ip-api.com: `lat`/`lon` with `status` `success` or `fail`; HTTP only without a key; `X-Rl`/`X-Ttl` headers.
+    case ipAPI = "ip-api"
+}
+
+/// A weather service: the values of `providers.order`, and the report's `provider.name`.
+public enum ProviderName: String, Sendable, Hashable, CaseIterable {
+    case openMeteo = "open-meteo"
+    case metNorway = "met-norway"
+    case openWeatherMap = "openweathermap"
+}
+
+/// Where gpsd listens: `[location.gpsd] host` and `port`.
+public struct GPSDAddress: Sendable, Hashable {
+    /// A host name or IP address.
+    public var host: String
+    /// 1...65535.
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+}

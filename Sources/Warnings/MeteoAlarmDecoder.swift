@@ -1,0 +1,96 @@
+import ForecastModel
+import Foundation
+
+/// MeteoAlarm's JSON feeds (`feeds.meteoalarm.org/api/v1/warnings/feeds-<country>`): every warning of
+/// one country as `{"warnings": [{"alert": <CAP as JSON>, "uuid": …}]}`.
+///
+/// Why the JSON feed and not the Atom feed: one JSON request carries each warning's whole CAP message
+/// (every language's `info`, description, instruction, `references`, and every area with all its
+/// geocodes and any polygon or circle), where an Atom entry carries a summary and one geocode, so
+/// the texts and shapes would need one more request per warning for its CAP document; and JSON needs
+/// no XML parser in the daemon.
+///
+/// - The `info` block in English is used (`en`, `en-GB`, …), else the first.
+/// - Severity comes from `awareness_level`: level 1 (green, "no warnings") entries are dropped;
+///   yellow is moderate, orange severe, red extreme. Without one, CAP `severity` is used.
+/// - Only `status` `Actual` is kept; `msgType` and `references` are kept for ``WarningMerger``.
+/// - An `info` with no `area` is refused (``WarningEntryProblem/noArea``), as is one whose polygon
+///   or circle breaks the geometry rules; the rest of the feed is kept.
+/// - Areas keep their geocodes (`EMMA_ID`, `NUTS3`, …) and CAP polygons and circles; whether they hold
+///   the position is decided by ``WarningMatcher`` with the shipped ``MeteoAlarmAreas``, never by name.
+public enum MeteoAlarmDecoder {
+    public static let sourceName = "meteoalarm"
+
+    public static func decode(_ data: Data) throws(WarningError) -> DecodedFeed {
+        let (_, warnings) = try FeedBody.list(data, key: "warnings", source: sourceName)
+        var feed = DecodedFeed()
+        for (index, item) in warnings.enumerated() {
+            guard let wrapper = item as? [String: Any], let alert = wrapper.object("alert") else {
+                feed.refused.append(RefusedEntry(entry: "#\(index)", problem: .missingField("alert")))
+                continue
+            }
+            let entry = alert.text("identifier") ?? wrapper.text("uuid") ?? "#\(index)"
+            switch decodeAlert(alert) {
+            case .success(let message?): feed.messages.append(message)
+            case .success(nil): continue
+            case .failure(let problem): feed.refused.append(RefusedEntry(entry: entry, problem: problem))
+            }
+        }
+        return feed
+    }
+
+    /// One CAP alert in MeteoAlarm's JSON form: a message, nil when it is not a warning to show
+    /// (not `Actual`, or green), or the problem that makes it unusable.
+    static func decodeAlert(_ alert: [String: Any]) -> Result<WarningMessage?, WarningEntryProblem> {
+        guard (alert.text("status") ?? "").lowercased() == "actual" else { return .success(nil) }
+        guard let identifier = alert.text("identifier") else { return .failure(.missingField("identifier")) }
+        let infos = alert.objects("info")
+        guard let info = infos.first(where: { ($0.text("language") ?? "").lowercased().hasPrefix("en") }) ?? infos.first
+        else { return .failure(.missingField("info")) }
+
+        let severity: WarningSeverity
+        let awareness = info.objects("parameter").first { $0.text("valueName")?.lowercased() == "awareness_level" }
+        switch AwarenessLevel.read(awareness?.text("value")) {
+        case .noWarning?: return .success(nil)
+        case .severity(let level)?: severity = level
+        case nil: severity = WarningSeverity(cap: info.text("severity")) ?? .minor
+        }
+        guard let event = info.text("event") ?? info.text("headline") else { return .failure(.missingField("event")) }
+
+        let areaObjects = info.objects("area")
+        guard !areaObjects.isEmpty else { return .failure(.noArea) }
+        var areas: [WarningArea] = []
+        for object in areaObjects {
+            var polygons: [GeoPolygon] = []
+            var circles: [GeoCircle] = []
+            do {
+                for text in object.texts("polygon") {
+                    polygons.append(GeoPolygon(outer: try AreaGeometry.capPolygon(text)))
+                }
+                for text in object.texts("circle") { circles.append(try AreaGeometry.capCircle(text)) }
+            } catch {
+                return .failure(.invalidGeometry(error))
+            }
+            let geocodes = object.objects("geocode").compactMap { code -> Geocode? in
+                guard let scheme = code.text("valueName"), let value = code.text("value") else { return nil }
+                return Geocode(scheme: scheme, value: value)
+            }
+            let geometry =
+                polygons.isEmpty && circles.isEmpty ? nil : AreaGeometry(polygons: polygons, circles: circles)
+            guard geometry != nil || !geocodes.isEmpty else { return .failure(.noArea) }
+            areas.append(WarningArea(name: object.text("areaDesc"), geometry: geometry, geocodes: geocodes))
+        }
+        let names = areas.compactMap(\.name)
+        let warning = WeatherWarning(
+            source: sourceName, event: event, severity: severity, urgency: WarningUrgency(cap: info.text("urgency")),
+            certainty: WarningCertainty(cap: info.text("certainty")),
+            onset: (info.text("onset") ?? info.text("effective")).flatMap(Timestamps.parseUTC),
+            expires: info.text("expires").flatMap(Timestamps.parseUTC), headline: info.text("headline"),
+            description: info.text("description"), instruction: info.text("instruction"),
+            area: names.isEmpty ? nil : names.joined(separator: ", "), url: info.text("web"),
+            sent: alert.text("sent").flatMap(Timestamps.parseUTC), identifier: identifier, sender: alert.text("sender"),
+            references: CAPReference.parseList(alert.text("references")),
+            messageType: WarningMessageType(cap: alert.text("msgType")) ?? .alert)
+        return .success(WarningMessage(warning: warning, coverage: .areas(areas)))
+    }
+}

@@ -1,0 +1,225 @@
+import ForecastModel
+import Foundation
+import Logging
+
+/// What the three point services share: round the position, ask through the source's gate, and
+/// match the answer at the exact position.
+struct PointFeed: Sendable {
+    let source: String
+    let url: URL
+    let decimals: Int
+    let client: FeedClient
+    let matcher = WarningMatcher()
+
+    init(
+        source: String, url: URL, decimals: Int, minimumInterval: Duration, maxBodyBytes: Int,
+        context: WarningSourceContext
+    ) {
+        self.source = source
+        self.url = url
+        self.decimals = decimals
+        self.client = FeedClient(
+            source: source, http: context.http(source: source, maxBodyBytes: maxBodyBytes),
+            minimumInterval: minimumInterval, now: context.now)
+    }
+
+    /// - Parameters:
+    ///   - query: the query items for the rounded latitude and longitude, already formatted.
+    ///   - decode: the source's decoder, given the rounded position that was asked for.
+    func answer(
+        at position: Coordinate, accept: String, query: (String, String) -> [(String, String)],
+        decode: @escaping @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
+    ) async throws(WarningError) -> SourceAnswer {
+        try WarningURL.check(position, source: source)
+        let asked = position.rounded(decimals: decimals)
+        let latitude = WarningURL.format(asked.latitude, decimals: decimals)
+        let longitude = WarningURL.format(asked.longitude, decimals: decimals)
+        let requestURL = try WarningURL.make(url, items: query(latitude, longitude), source: source)
+        let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: accept) {
+            data throws(WarningError) in try decode(data, asked)
+        }
+        return SourceAnswer(
+            feed: matcher.match(result.feed, at: position), fetchedAt: result.fetchedAt, fromCache: result.fromCache,
+            nextRequest: result.nextRequest)
+    }
+}
+
+/// The National Weather Service's active alerts for a point (US and territories).
+///
+/// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
+/// User-Agent (NWS's terms ask for one that identifies the application and a contact).
+public struct NWSSource: WarningSource {
+    public static let defaultURL = URL(string: "https://api.weather.gov/alerts/active")!
+    /// Alerts are issued and updated within minutes; five is the longest a tornado warning should wait.
+    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
+    /// A point's alerts are kilobytes; a state's can reach a few hundred.
+    public static let maxBodyBytes = 4 * 1024 * 1024
+
+    public var name: String { NWSDecoder.sourceName }
+    public let minimumInterval: Duration
+    public var url: URL { feed.url }
+    private let feed: PointFeed
+
+    public init(
+        url: URL = NWSSource.defaultURL, minimumInterval: Duration = NWSSource.defaultMinimumInterval,
+        context: WarningSourceContext
+    ) {
+        self.minimumInterval = minimumInterval
+        feed = PointFeed(
+            source: NWSDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
+            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
+    }
+
+    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
+        try await feed.answer(
+            at: position, accept: "application/geo+json",
+            query: { [("status", "actual"), ("point", "\($0),\($1)")] },
+            decode: { data, asked throws(WarningError) in try NWSDecoder.decode(data, askedPoint: asked) })
+    }
+}
+
+/// MET Norway's MetAlerts 2.0 for a point (Norway and its waters).
+///
+/// `GET <url>?lat=..&lon=..&lang=en` with at most 4 decimals and forecastd's User-Agent, at most once
+/// every 10 minutes, as MET Norway's terms ask.
+public struct MetNorwayAlertsSource: WarningSource {
+    public static let defaultURL = URL(string: "https://api.met.no/weatherapi/metalerts/2.0/current.json")!
+    /// MET Norway's terms: no more than one request per 10 minutes.
+    public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
+    public static let maxBodyBytes = 4 * 1024 * 1024
+
+    public var name: String { MetNorwayAlertsDecoder.sourceName }
+    public let minimumInterval: Duration
+    public var url: URL { feed.url }
+    private let feed: PointFeed
+
+    /// - Parameter minimumInterval: raised to the terms' 10 minutes when shorter.
+    public init(
+        url: URL = MetNorwayAlertsSource.defaultURL,
+        minimumInterval: Duration = MetNorwayAlertsSource.defaultMinimumInterval, context: WarningSourceContext
+    ) {
+        self.minimumInterval = max(minimumInterval, Self.defaultMinimumInterval)
+        feed = PointFeed(
+            source: MetNorwayAlertsDecoder.sourceName, url: url, decimals: min(context.coordinatePrecision, 4),
+            minimumInterval: self.minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
+    }
+
+    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
+        try await feed.answer(
+            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1), ("lang", "en")] },
+            decode: { data, _ throws(WarningError) in try MetNorwayAlertsDecoder.decode(data) })
+    }
+}
+
+/// The DWD's warnings through Bright Sky for a point (Germany).
+///
+/// `GET <url>?lat=..&lon=..` with forecastd's User-Agent.
+public struct BrightSkySource: WarningSource {
+    public static let defaultURL = URL(string: "https://api.brightsky.dev/alerts")!
+    /// The DWD updates its warnings every few minutes.
+    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
+    public static let maxBodyBytes = 2 * 1024 * 1024
+
+    public var name: String { BrightSkyDecoder.sourceName }
+    public let minimumInterval: Duration
+    public var url: URL { feed.url }
+    private let feed: PointFeed
+
+    public init(
+        url: URL = BrightSkySource.defaultURL, minimumInterval: Duration = BrightSkySource.defaultMinimumInterval,
+        context: WarningSourceContext
+    ) {
+        self.minimumInterval = minimumInterval
+        feed = PointFeed(
+            source: BrightSkyDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
+            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
+    }
+
+    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
+        try await feed.answer(
+            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1)] },
+            decode: { data, _ throws(WarningError) in try BrightSkyDecoder.decode(data) })
+    }
+}
+
+/// One country's MeteoAlarm feed (about 38 European countries), matched to the position by geometry.
+///
+/// `GET <url>feeds-<country>` (the country's whole feed: the position is never sent) with forecastd's
+/// User-Agent and the validators of the last answer (`If-None-Match`, `If-Modified-Since`), so an
+/// unchanged feed costs a 304 without a body. The position is placed in the warnings' areas by
+/// ``WarningMatcher`` with the shipped ``MeteoAlarmAreas``, read for this country only.
+public actor MeteoAlarmSource: WarningSource {
+    public static let defaultURL = URL(string: "https://feeds.meteoalarm.org/api/v1/warnings/")!
+    /// A country feed changes when a national service issues; with validators most requests are 304s.
+    public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
+    /// A large country's feed (every language, every region) runs to a few megabytes.
+    public static let defaultMaxBodyBytes = 16 * 1024 * 1024
+
+    public nonisolated var name: String { MeteoAlarmDecoder.sourceName }
+    public nonisolated let minimumInterval: Duration
+    public nonisolated let url: URL
+    /// ISO 3166-1 alpha-2 code of the country whose feed this is.
+    public nonisolated let country: String
+    /// The feed's name in MeteoAlarm's URLs (`united-kingdom`).
+    public nonisolated let feed: String
+    private let areasFile: URL?
+    private let client: FeedClient
+    private let logger: Logger
+    private var matcher: WarningMatcher?
+
+    /// - Parameters:
+    ///   - country: the position's country (ISO code); it must have a feed (``MeteoAlarmCountries``).
+    ///   - areasFile: the shipped ``MeteoAlarmAreas`` file (the daemon finds it as it finds the gazetteer:
+    ///     in the `forecastd_Warnings.resources` bundle beside the executable, or under `share/forecastd`);
+    ///     nil places only warnings with shapes of their own.
+    /// - Returns: nil when MeteoAlarm has no feed for `country`.
+    public init?(
+        country: String, url: URL = MeteoAlarmSource.defaultURL,
+        minimumInterval: Duration = MeteoAlarmSource.defaultMinimumInterval,
+        maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFile: URL?,
+        context: WarningSourceContext
+    ) {
+        let code = country.uppercased()
+        guard let feed = MeteoAlarmCountries.feed(for: code) else { return nil }
+        self.country = code
+        self.feed = feed
+        self.url = url
+        self.minimumInterval = minimumInterval
+        self.areasFile = areasFile
+        self.logger = context.logger
+        self.client = FeedClient(
+            source: MeteoAlarmDecoder.sourceName,
+            http: context.http(source: MeteoAlarmDecoder.sourceName, maxBodyBytes: maxBodyBytes),
+            minimumInterval: minimumInterval, now: context.now)
+    }
+
+    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
+        try WarningURL.check(position, source: name)
+        let requestURL = try WarningURL.make(url, appendingPath: "feeds-\(feed)", items: [], source: name)
+        let result = try await client.feed(key: feed, url: requestURL, accept: "application/json") {
+            data throws(WarningError) in try MeteoAlarmDecoder.decode(data)
+        }
+        return SourceAnswer(
+            feed: areaMatcher().match(result.feed, at: position), fetchedAt: result.fetchedAt,
+            fromCache: result.fromCache, nextRequest: result.nextRequest)
+    }
+
+    /// The matcher with this country's region shapes, read once. A file that cannot be read is logged
+    /// and its warnings stay unplaced: the feed's own polygons still work.
+    private func areaMatcher() -> WarningMatcher {
+        if let matcher { return matcher }
+        var areas: MeteoAlarmAreas?
+        if let areasFile {
+            do {
+                areas = try MeteoAlarmAreas.load(from: areasFile, countries: [country])
+            } catch {
+                logger.error(
+                    "MeteoAlarm's region shapes cannot be read; warnings named only by region code stay unplaced.",
+                    metadata: ["warnings.source": "\(name)", "error.message": "\(error)"])
+            }
+        }
+        let made = WarningMatcher(areas: areas)
+        matcher = made
+        return made
+    }
+}

@@ -1,0 +1,353 @@
+import DBus
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(1)))
+struct ConnectionTests {
+    @Test("Connects, gets a unique name, and the bus lists it")
+    func connectAndCall() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await DBusConnection.connect(address: bus.address)
+            #expect(connection.uniqueName.hasPrefix(":"))
+            #expect(connection.isOpen)
+
+            let names = try await busCall(connection, "ListNames").body(signature: "as")[0].strings ?? []
+            #expect(names.contains(connection.uniqueName))
+            #expect(names.contains("org.freedesktop.DBus"))
+
+            let owner = try await busCall(connection, "GetNameOwner", [.string(connection.uniqueName)])
+            #expect(owner.body == [.string(connection.uniqueName)])
+            #expect(owner.sender == "org.freedesktop.DBus")
+            await connection.close()
+        }
+    }
+
+    @Test("Connects to the session bus named by DBUS_SESSION_BUS_ADDRESS or found as $XDG_RUNTIME_DIR/bus")
+    func sessionBus() async throws {
+        try await withPrivateBus { bus in
+            let byAddress = try await DBusConnection.session(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let byRuntimeDirectory = try await DBusConnection.session(environment: [
+                "XDG_RUNTIME_DIR": bus.directory.path
+            ])
+            #expect(byRuntimeDirectory.address == "unix:path=" + DBusAddress.escape(bus.socketPath))
+            let names = try await busCall(byAddress, "ListNames").body(signature: "as")[0].strings ?? []
+            #expect(names.contains(byRuntimeDirectory.uniqueName))
+            await byAddress.close()
+            await byRuntimeDirectory.close()
+        }
+    }
+
+    @Test("Error replies carry their D-Bus names")
+    func errorNames() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await DBusConnection.connect(address: bus.address)
+            await #expect(throws: DBusError.remote(
+                name: .nameHasNoOwner, message: "Could not get owner of name 'org.example.Nobody': no such name")
+            ) {
+                try await busCall(connection, "GetNameOwner", [.string("org.example.Nobody")])
+            }
+
+            let nobody = DBusMethodCall(
+                destination: "org.example.Nobody", path: "/org/example/Nobody", interface: "org.example.Nobody",
+                member: "Hello")
+            await #expect {
+                try await connection.call(nobody)
+            } throws: { error in
+                (error as? DBusError)?.remoteName == .serviceUnknown
+                    && "\(error)".contains("org.freedesktop.DBus.Error.ServiceUnknown")
+            }
+
+            await #expect {
+                try await busCall(connection, "NoSuchMethod")
+            } throws: { error in (error as? DBusError)?.remoteName == .unknownMethod }
+
+            // The bus checks argument types: a uint32 where it wants a string.
+            await #expect {
+                try await busCall(connection, "GetNameOwner", [.uint32(1)])
+            } throws: { error in (error as? DBusError)?.remoteName == .invalidArgs }
+
+            // The connection is still good after all of that.
+            #expect(try await busCall(connection, "ListNames").signature == "as")
+            await connection.close()
+        }
+    }
+
+    @Test("Arguments that cannot be sent are refused before anything is sent")
+    func invalidArguments() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let refusedArguments: [DBusValue] = [
+                .string("a\u{0}b"), .array(.string, [.uint32(1)]), .objectPath("not/a/path"),
+            ]
+            for argument in refusedArguments {
+                await #expect {
+                    try await busCall(connection, "GetNameOwner", [argument])
+                } throws: { error in
+                    if case .invalidArgument = error as? DBusError { return true }
+                    return false
+                }
+            }
+            let badName = DBusMethodCall(
+                destination: "not a bus name", path: "/", interface: "org.example.Iface", member: "Hello")
+            await #expect {
+                try await connection.call(badName)
+            } throws: { error in
+                if case .invalidArgument(let text) = error as? DBusError { return text.contains("not a bus name") }
+                return false
+            }
+            #expect(try await busCall(connection, "ListNames").signature == "as")
+            await connection.close()
+        }
+    }
+
+    @Test("Every type goes to another D-Bus implementation and comes back unchanged")
+    func typedRoundTrip() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            let arguments: [DBusValue] = [
+                .byte(255), .boolean(true), .boolean(false), .int16(-32768), .uint16(65535), .int32(-7),
+                .uint32(4_000_000_000), .int64(Int64.min), .uint64(UInt64.max), .double(-2.5),
+                .string("Pluie à 14:30 ☔ <b>&amp;</b>"), .objectPath("/org/forecastd/Echo"), .signature("a{sv}"),
+                .strings(["default", "Open forecast"]), .strings([]),
+                .variantDictionary(["urgency": .byte(2), "category": .string("x-forecastd.warning")]),
+                .dictionary(
+                    key: .uint32, value: .string,
+                    [DBusDictionaryEntry(key: .uint32(1), value: .string("one"))]),
+                .structure([.string("s"), .int32(1), .variant(.strings(["nested"]))]),
+                .variant(.variant(.double(1.5))),
+                .array(.array(.byte), [.array(.byte, [.byte(1), .byte(2)]), .array(.byte, [])]),
+            ]
+            let signature = arguments.map(\.type.signature).joined()
+            try await peer.addEcho("Echo", signature: signature)
+            let reply = try await peer.echo("Echo", arguments)
+            #expect(reply.signature == signature)
+            #expect(reply.body == arguments)
+            // dbusmock logged what it received: the same values, read by dbus-python.
+            let logged = try await peer.calls(of: "Echo")
+            #expect(logged.count == 1)
+            #expect(logged.first?.count == arguments.count)
+        }
+    }
+
+    @Test("Signals arrive for a match installed before they are sent, and only those that match")
+    func signals() async throws {
+        try await withPrivateBus { bus in
+            let listener = try await DBusConnection.connect(address: bus.address)
+            let changes = try await listener.signals(matching: nameOwnerChanged)
+            var iterator = changes.makeAsyncIterator()
+
+            let other = try await DBusConnection.connect(address: bus.address)
+            let joined = try #require(try await iterator.next())
+            #expect(joined.member == "NameOwnerChanged")
+            #expect(joined.sender == "org.freedesktop.DBus")
+            #expect(joined.body == [.string(other.uniqueName), .string(""), .string(other.uniqueName)])
+
+            // RequestName(name, flags) → 1: the caller is now the primary owner.
+            let request = try await busCall(other, "RequestName", [.string("org.forecastd.Probe"), .uint32(0)])
+            #expect(request.body == [.uint32(1)])
+            let acquired = try #require(try await iterator.next())
+            #expect(acquired.body == [.string("org.forecastd.Probe"), .string(""), .string(other.uniqueName)])
+
+            await other.close()
+            let released = try #require(try await iterator.next())
+            #expect(released.body.first == .string("org.forecastd.Probe"))
+            #expect(released.body.last == .string(""))
+            await listener.close()
+        }
+    }
+
+    @Test("Ending a signal stream removes its match rule from the bus; cancelling its task ends it")
+    func signalStreamEnds() async throws {
+        try await withPrivateBus { bus in
+            let listener = try await DBusConnection.connect(address: bus.address)
+            let observer = try await DBusConnection.connect(address: bus.address)
+            let before = try #require(try await matchRules(of: listener, askingWith: observer))
+
+            let changes = try await listener.signals(matching: nameOwnerChanged)
+            #expect(try await matchRules(of: listener, askingWith: observer) == before + 1)
+            let reader = Task {
+                var count = 0
+                for try await _ in changes { count += 1 }
+                return count
+            }
+            reader.cancel()
+            _ = try await reader.value
+
+            // Ending the stream hands the bus thread a job that releases the match, and sd-bus sends RemoveMatch as it
+            // does. A round trip on the same connection, queued after that job, returns once the bus has handled it.
+            _ = try await busCall(listener, "ListNames")
+            let after = try await matchRules(of: listener, askingWith: observer)
+            #expect(after == before)
+            await listener.close()
+            await observer.close()
+        }
+    }
+
+    @Test("Closing ends signal streams normally, fails later calls with .closed, and the bus thread exits")
+    func close() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let thread = try #require(connection.busThreadID)
+            #expect(threadName(thread) == "sd-bus")
+            let changes = try await connection.signals(matching: nameOwnerChanged)
+            let reader = Task {
+                var count = 0
+                for try await _ in changes { count += 1 }
+                return count
+            }
+            await connection.close()
+            #expect(try await reader.value == 0)
+            #expect(!connection.isOpen)
+            #expect(connection.endReason == .closed)
+            await #expect(throws: DBusError.closed) { try await busCall(connection, "ListNames") }
+            await #expect(throws: DBusError.closed) { try await connection.signals(matching: nameOwnerChanged) }
+            // close() returns once the thread's work is done; the thread returns from its function just after, and
+            // the kernel says nothing when it is gone (short of joining it): look a few times.
+            for _ in 0..<200 where threadName(thread) != nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(threadName(thread) == nil, "the bus thread is still there 2 s after close()")
+            await connection.close()
+        }
+    }
+
+    @Test("When the bus goes away, streams end with .disconnected and so do calls in flight")
+    func busGoesAway() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            try await peer.addHang()
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let changes = try await connection.signals(matching: nameOwnerChanged)
+            let reader = Task {
+                for try await _ in changes {}
+            }
+            let pending = try await peer.startHangingCall(from: connection)
+            await bus.stop()
+
+            let callOutcome = await pending.result.map { _ in () }
+            let readerOutcome = await reader.result
+            for outcome in [callOutcome, readerOutcome] {
+                #expect {
+                    try outcome.get()
+                } throws: { error in
+                    if case .disconnected = error as? DBusError { return true }
+                    return false
+                }
+            }
+            #expect(!connection.isOpen)
+            await #expect {
+                try await busCall(connection, "ListNames")
+            } throws: { error in
+                if case .disconnected = error as? DBusError { return true }
+                return false
+            }
+        }
+    }
+
+    @Test("A call to a peer that does not answer times out when asked, named NoReply")
+    func callTimeout() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            try await peer.addHang()
+            let caller = try await DBusConnection.connect(address: bus.address)
+            let started = ContinuousClock.now
+            let call = try await peer.startHangingCall(from: caller, timeout: .milliseconds(300))
+            await #expect {
+                try await call.value
+            } throws: { error in (error as? DBusError)?.remoteName == .noReply }
+            let waited = ContinuousClock.now - started
+            // The bus thread woke for sd-bus's deadline, not for a reply and not much later.
+            #expect(waited >= .milliseconds(300) && waited < .seconds(5), "timed out after \(waited)")
+            #expect(try await busCall(caller, "ListNames").signature == "as")
+            await caller.close()
+        }
+    }
+
+    @Test("Cancelling the task of a call that waits for its reply ends it at once with .cancelled")
+    func cancelCall() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            try await peer.addHang()
+            let caller = try await DBusConnection.connect(address: bus.address)
+            let call = try await peer.startHangingCall(from: caller)
+            let started = ContinuousClock.now
+            call.cancel()
+            await #expect(throws: DBusError.cancelled) { try await call.value }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            // The connection is unharmed.
+            #expect(try await busCall(caller, "ListNames").signature == "as")
+            await caller.close()
+        }
+    }
+
+    @Test("A call from an already cancelled task is not sent")
+    func alreadyCancelled() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            try await peer.addEcho("Echo", signature: "s")
+            let caller = try await DBusConnection.connect(address: bus.address)
+            let call = Task { () throws(DBusError) in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await caller.call(
+                    DBusMethodCall(
+                        destination: peer.name, path: peer.path, interface: "org.forecastd.Echo", member: "Echo",
+                        arguments: [.string("never")]))
+            }
+            await #expect(throws: DBusError.cancelled) { try await call.value }
+            // Nothing reached the peer.
+            _ = try await peer.echo("Echo", [.string("after")])
+            #expect(try await peer.calls(of: "Echo").map { $0.first } == [.string("after")])
+            await caller.close()
+        }
+    }
+
+    @Test("Connecting where no bus listens fails with the address and the reason")
+    func connectionFailures() async throws {
+        try await withTemporaryDirectory("dbus-none") { directory in
+            let missing = "unix:path=" + directory.appendingPathComponent("no-bus-here").path
+            await #expect {
+                try await DBusConnection.connect(address: missing)
+            } throws: { error in
+                guard case .connectionFailed(let address, let reason) = error as? DBusError else { return false }
+                return address == missing && reason.contains("No such file")
+            }
+            await #expect {
+                try await DBusConnection.connect(address: "nonsense")
+            } throws: { error in
+                if case .connectionFailed(let address, _) = error as? DBusError { return address == "nonsense" }
+                return false
+            }
+            await #expect {
+                try await DBusConnection.session(environment: [:])
+            } throws: { error in
+                if case .noSessionBus = error as? DBusError { return true }
+                return false
+            }
+        }
+    }
+
+    @Test("An idle connection's thread sleeps: no wake-ups in a second with nothing to do")
+    func idleThreadSleeps() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let changes = try await connection.signals(matching: nameOwnerChanged)
+            _ = changes
+            let thread = try #require(connection.busThreadID)
+            let before = try #require(threadStatus(thread, "voluntary_ctxt_switches"))
+            // A measurement window, not a wait for something to happen: a thread that polled on a timer
+            // (gpsd's reader wakes 4 times a second) would switch several times in it.
+            try await Task.sleep(for: .seconds(1))
+            let after = try #require(threadStatus(thread, "voluntary_ctxt_switches"))
+            #expect(after - before <= 1, "the bus thread woke \(after - before) times while idle")
+            await connection.close()
+        }
+    }
+}
