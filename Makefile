@@ -6,7 +6,7 @@
 #   sudo make uninstall           removes what install put there (a settings file you edited stays)
 #   make uninstall-user
 #   make deb                      forecastd_VERSION_ARCH.deb for this machine's Debian
-#   make check-install            install, uninstall and read the installed files in scratch folders
+#   make check-install            install, uninstall and read the installed files in scratch folders (needs root)
 #   make check-package            the .deb installed and removed in clean Debian 12 and 13 roots (needs root)
 #
 # The build lives in .build-release; `make install` builds first only when nothing was built yet, so
