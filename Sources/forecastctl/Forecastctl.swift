@@ -62,6 +62,8 @@ struct Forecastctl: ParsableCommand {
                   forecastctl units imperial
               The nearest place to a coordinate, without a daemon:
                   forecastctl place 48.85 2.35
+              Start a settings file from the documented one (every key at its default):
+                  forecastctl config default > ~/.config/forecastd/forecastd.toml
             """,
         version: ForecastdVersion.versionLine(
             program: "forecastctl", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor()),

@@ -38,6 +38,14 @@ struct Forecastd: AsyncParsableCommand {
               FORECASTD_GAZETTEER
                   The place data to use instead of the installed gazetteer.bin; it must
                   exist.
+              NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID
+                  Set by systemd for a Type=notify service: forecastd reports readiness,
+                  its status line, reloads and stopping there, and pings the watchdog at
+                  half the interval while it answers. A NOTIFY_SOCKET it cannot use is
+                  logged once and ignored.
+              LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES
+                  Set by systemd when forecastd.socket passes the listening socket;
+                  forecastd serves it instead of binding its own.
 
             FILES:
               /etc/forecastd/forecastd.toml
@@ -79,6 +87,10 @@ struct Forecastd: AsyncParsableCommand {
                   journalctl --user -u forecastd -f
               Run as a system service for every user of the machine:
                   systemctl enable --now forecastd
+              Start only when a bar first connects to the socket:
+                  systemctl --user enable --now forecastd.socket
+              Apply an edited settings file (one with errors is refused):
+                  systemctl --user reload forecastd
             """,
         version: ForecastdVersion.versionLine(
             program: "forecastd", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor())
