@@ -3,9 +3,10 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
-//   executables → Daemon → (Location, WeatherProviders, Rendering, Settings, Control) → ForecastModel;
-//   the executables also use Gazetteer (the daemon gets it as ForecastModel's PlaceNaming and PlaceSearching).
-//   Daemon talks to systemd through Systemd (no other dependency of its own).
+//   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, WeatherProviders,
+//   Rendering, Settings, Control) → ForecastModel; the command lines also use Gazetteer (the daemon gets it as
+//   ForecastModel's PlaceNaming and PlaceSearching). Daemon talks to systemd through Systemd (no other dependency
+//   of its own).
 //   Settings and Daemon write files through FileStore.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
@@ -276,20 +277,23 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Executables
+        // MARK: Command lines
 
-        .executableTarget(
-            name: "forecastd",
+        /// forecastd's command line: flags, logging, wiring the concrete parts, running.
+        .target(
+            name: "ForecastdCommand",
             dependencies: [
                 "Daemon", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/forecastd",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "forecastctl",
+        /// forecastctl's commands: the user's command line.
+        .target(
+            name: "ForecastctlCommands",
             dependencies: [
                 "Control", "CGPSVersion", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
                 "WeatherProviders",
@@ -297,6 +301,25 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/forecastctl",
+            swiftSettings: strict
+        ),
+
+        // MARK: Executables
+
+        /// forecastd, which is forecastctl too when started under that name: the release installs forecastctl
+        /// as a link to it, so both share one copy of the Swift runtime, Foundation and ICU (scripts/release).
+        .executableTarget(
+            name: "forecastd",
+            dependencies: ["ForecastdCommand", "ForecastctlCommands"],
+            path: "Sources/Programs/forecastd",
+            swiftSettings: strict
+        ),
+        /// forecastctl on its own, for `swift run forecastctl` and the tests.
+        .executableTarget(
+            name: "forecastctl",
+            dependencies: ["ForecastctlCommands"],
+            path: "Sources/Programs/forecastctl",
             swiftSettings: strict
         ),
 

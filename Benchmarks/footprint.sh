@@ -5,6 +5,7 @@
 #
 #   Benchmarks/footprint.sh              settle 15 s, then measure over 60 s
 #   SETTLE=30 WINDOW=300 Benchmarks/footprint.sh
+#   FORECASTD_BIN=.build-release/dist/bin/forecastd Benchmarks/footprint.sh    the static release (scripts/release)
 #
 # Needs gpsd, gpsd-clients and python3-gps (scripts/deps --test).
 set -euo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 settle=${SETTLE:-15}
 window=${WINDOW:-60}
 
-swift build -c release --product forecastd >/dev/null
+[[ -n ${FORECASTD_BIN:-} ]] || swift build -c release --product forecastd >/dev/null
 source Benchmarks/peers.sh
 start_peers footprint
 start_daemon

@@ -6,7 +6,8 @@
 # HTTP server replaying a recorded Open-Meteo response and gpsd fed by gpsfake (gpslim236.log, about one fix
 # a second), and writes $work/forecastd.toml pointing the daemon at them, with IP geolocation and the static
 # file off so that nothing outside the machine is asked. EXTRA_OUTPUT_SETTINGS go into its [output] table.
-# `start_daemon` then runs the release build on it in the background and sets $daemon.
+# `start_daemon` then runs the release build on it in the background and sets $daemon ($FORECASTD_BIN, when
+# set, names another build to run, such as the static one of scripts/release).
 
 start_peers() {
   work=$(mktemp -d "/tmp/fd-$1.XXXXXX")
@@ -42,7 +43,7 @@ TOML
 }
 
 start_daemon() {
-  XDG_RUNTIME_DIR="$work/run" HOME="$work" .build/release/forecastd --config "$work/forecastd.toml" --log-level warning \
+  XDG_RUNTIME_DIR="$work/run" HOME="$work" "${FORECASTD_BIN:-.build/release/forecastd}" --config "$work/forecastd.toml" --log-level warning \
     2>"$work/forecastd.log" &
   daemon=$!
   pids+=("$daemon")

@@ -27,7 +27,9 @@ struct FormatOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Template for --format template, e.g. '%c %t' or '{icon} {temp}'.", valueName: "TEXT"))
     var template: String?
 
-    @Option(name: .long, help: ArgumentHelp("One of the listed cities (its id or name) instead of here.", valueName: "CITY"))
+    @Option(
+        name: .long, help: ArgumentHelp("One of the listed cities (its id or name) instead of here.", valueName: "CITY"),
+        completion: Completions.cityIDs)
     var city: String?
 
     func validate() throws {

@@ -164,7 +164,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+            completion: Completions.cityIDs)
         var words: [String] = []
 
         func run() throws {
@@ -186,7 +188,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+            completion: Completions.cityIDs)
         var words: [String] = []
 
         func run() throws {
@@ -202,7 +206,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+        @Argument(
+            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+            completion: Completions.cityIDs)
         var words: [String] = []
 
         func run() throws {
@@ -262,7 +268,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The CSV file to write, or - for standard output.", valueName: "FILE"))
+        @Argument(
+            help: ArgumentHelp("The CSV file to write, or - for standard output.", valueName: "FILE"),
+            completion: Completions.csvFile)
         var file: String
 
         func run() throws {
@@ -309,7 +317,9 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The CSV file to read, or - for standard input.", valueName: "FILE"))
+        @Argument(
+            help: ArgumentHelp("The CSV file to read, or - for standard input.", valueName: "FILE"),
+            completion: Completions.csvFile)
         var file: String
 
         func run() throws {

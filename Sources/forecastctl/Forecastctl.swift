@@ -11,16 +11,59 @@ import Settings
     import Glibc
 #endif
 
-@main
 struct Forecastctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecastctl",
         abstract: "Ask forecastd for the weather, change its settings, and look up places offline.",
+        // The sections become sections of forecastctl(1) (scripts/man-pages): a heading, then entries
+        // indented by two spaces and their descriptions by six.
         discussion: """
-            Exit codes: 0 success; 1 a request failed (or a file could not be written); 64 bad arguments, or a \
-            setting the file does not allow; 69 forecastd is not running (and, for status, there is no status file \
-            to fall back on); 78 the settings file is invalid. `cities import` also uses 65 (the file is unusable; nothing \
-            changed) and 2 (some lines were skipped, the others imported).
+            Every subcommand takes --config PATH and --socket PATH. Edits to the settings file change only \
+            the values they set, are checked first and written atomically.
+
+            ENVIRONMENT:
+              FORECASTD_CONFIG
+                  The settings file to read when --config is not given, as for
+                  forecastd.
+              XDG_CONFIG_HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME
+                  Where the settings, the daemon's socket and status file, and the
+                  history are.
+              FORECASTD_GAZETTEER
+                  The place data to use instead of the installed gazetteer.bin.
+
+            FILES:
+              $XDG_CONFIG_HOME/forecastd/forecastd.toml, /etc/forecastd/forecastd.toml
+                  The settings read and edited: the first that exists (see
+                  forecastd.toml(5)).
+              $XDG_RUNTIME_DIR/forecastd/forecastd.sock, /run/forecastd/forecastd.sock
+                  The daemon's socket: your daemon's, else a system service's.
+              $XDG_RUNTIME_DIR/forecastd/report.json, /run/forecastd/report.json
+                  The status file that status shows when the daemon is not running.
+              $XDG_STATE_HOME/forecastd/history.sqlite
+                  The recorded weather of favourite cities, which history reads.
+
+            EXIT STATUS:
+              0   Success.
+              1   A request failed, or a file could not be written.
+              2   cities import: some lines were skipped, the others imported.
+              64  Bad arguments, or a setting the file does not allow.
+              65  cities import: the file is unusable; nothing changed.
+              69  forecastd is not running (for status: nor is there a status file).
+              78  The settings file is invalid.
+
+            EXAMPLES:
+              The weather here, and the week ahead:
+                  forecastctl status
+                  forecastctl forecast
+              A Waybar module that follows the daemon:
+                  forecastctl watch --format waybar
+              Pin the position to a place and switch to imperial units:
+                  forecastctl pin "Paris, TX"
+                  forecastctl units imperial
+              The nearest place to a coordinate, without a daemon:
+                  forecastctl place 48.85 2.35
+              Start a settings file from the documented one (every key at its default):
+                  forecastctl config default > ~/.config/forecastd/forecastd.toml
             """,
         version: ForecastdVersion.versionLine(
             program: "forecastctl", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor()),
@@ -34,10 +77,14 @@ struct Forecastctl: ParsableCommand {
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Settings file to read (default: the daemon's search order).", valueName: "PATH"))
+    @Option(
+        name: .long, help: ArgumentHelp("Settings file to read (default: the daemon's search order).", valueName: "PATH"),
+        completion: Completions.settingsFile)
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("The daemon's socket (default: the one named in the settings).", valueName: "PATH"))
+    @Option(
+        name: .long, help: ArgumentHelp("The daemon's socket (default: the one named in the settings).", valueName: "PATH"),
+        completion: .file())
     var socket: String?
 
     /// The settings the daemon would use, so forecastctl finds the same socket and status file.

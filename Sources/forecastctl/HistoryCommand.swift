@@ -44,7 +44,9 @@ struct HistoryCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the readings and issued forecasts as JSON.")
     var json = false
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"))
+    @Argument(
+        parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+        completion: Completions.cityIDs)
     var words: [String] = []
 
     func validate() throws {

@@ -11,27 +11,101 @@ import Settings
     import Glibc
 #endif
 
-@main
 struct Forecastd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecastd",
         abstract: "Weather for status bars: finds where the machine is, keeps the forecast fresh, publishes it.",
+        // The sections after the first paragraph become sections of forecastd(8) (scripts/man-pages):
+        // a heading, then entries indented by two spaces and their descriptions by six.
         discussion: """
             Settings come from --config PATH, else $FORECASTD_CONFIG, else \
             $XDG_CONFIG_HOME/forecastd/forecastd.toml (~/.config/…), else /etc/forecastd/forecastd.toml; \
-            with none of them the built-in defaults apply. An invalid settings file stops start-up with exit code 78.
+            with none of them the built-in defaults apply. An invalid settings file stops start-up with exit code 78. \
+            Edits to the file apply while forecastd runs, and so do SIGHUP and `forecastctl reload`; \
+            forecastd.toml(5) describes every setting.
+
+            ENVIRONMENT:
+              FORECASTD_CONFIG
+                  The settings file to read when --config is not given; it must exist.
+              XDG_CONFIG_HOME, XDG_RUNTIME_DIR, XDG_STATE_HOME
+                  Where your settings, the report and socket, and the saved state go
+                  (see FILES).
+              FORECASTD_OPENWEATHERMAP_API_KEY
+                  The OpenWeatherMap API key, when the settings file gives none.
+              FORECASTD_IP_GEOLOCATION
+                  off (or 0, no, false) turns IP geolocation off when no settings file
+                  is found.
+              FORECASTD_GAZETTEER
+                  The place data to use instead of the installed gazetteer.bin; it must
+                  exist.
+              NOTIFY_SOCKET, WATCHDOG_USEC, WATCHDOG_PID
+                  Set by systemd for a Type=notify service: forecastd reports readiness,
+                  its status line, reloads and stopping there, and pings the watchdog at
+                  half the interval while it answers. A NOTIFY_SOCKET it cannot use is
+                  logged once and ignored.
+              LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES
+                  Set by systemd when forecastd.socket passes the listening socket;
+                  forecastd serves it instead of binding its own.
+
+            FILES:
+              /etc/forecastd/forecastd.toml
+                  Settings for the whole machine, read when no other settings file is
+                  found.
+              $XDG_CONFIG_HOME/forecastd/forecastd.toml
+                  Your settings (~/.config/forecastd/forecastd.toml when XDG_CONFIG_HOME
+                  is unset).
+              $XDG_RUNTIME_DIR/forecastd/report.json
+                  The latest report as JSON, replaced whole on every change. A system
+                  service (--system) writes /run/forecastd/report.json; without
+                  XDG_RUNTIME_DIR a user's daemon writes in /tmp/forecastd-UID/.
+              $XDG_RUNTIME_DIR/forecastd/forecastd.sock
+                  The socket forecastctl and status bars talk to
+                  (/run/forecastd/forecastd.sock for a system service).
+              $XDG_STATE_HOME/forecastd/
+                  The last report and position, published at start before any network
+                  access, and history.sqlite, the recorded weather of favourite cities
+                  (~/.local/state/forecastd/ when unset; /var/lib/forecastd/ for a
+                  system service).
+              /usr/share/forecastd/gazetteer.bin
+                  The offline place names (GeoNames). A program installed in PREFIX/bin
+                  reads PREFIX/share/forecastd/gazetteer.bin, then /usr/local/share and
+                  /usr/share.
+
+            EXIT STATUS:
+              0   forecastd stopped when asked to (SIGTERM or SIGINT).
+              1   forecastd stopped on an error it cannot recover from (see the log).
+              64  The command line is wrong.
+              78  The settings file is invalid; each problem is printed as
+                  FILE:LINE:COLUMN. systemd does not restart it
+                  (RestartPreventExitStatus=78).
+
+            EXAMPLES:
+              Run in the foreground on the built-in defaults, with detailed logs:
+                  forecastd --log-level debug
+              Run for your session under systemd, and follow its log:
+                  systemctl --user enable --now forecastd
+                  journalctl --user -u forecastd -f
+              Run as a system service for every user of the machine:
+                  systemctl enable --now forecastd
+              Start only when a bar first connects to the socket:
+                  systemctl --user enable --now forecastd.socket
+              Apply an edited settings file (one with errors is refused):
+                  systemctl --user reload forecastd
             """,
         version: ForecastdVersion.versionLine(
             program: "forecastd", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor())
     )
 
-    @Option(name: .long, help: ArgumentHelp("Settings file to read.", valueName: "PATH"))
+    @Option(name: .long, help: ArgumentHelp("Settings file to read.", valueName: "PATH"), completion: .file(extensions: ["toml"]))
     var config: String?
 
     @Flag(name: .long, help: "Run as a system service: default paths under /run/forecastd and /var/lib/forecastd.")
     var system = false
 
-    @Option(name: .long, help: ArgumentHelp("Least severe log level to print: trace, debug, info, notice, warning, error.", valueName: "LEVEL"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Least severe log level to print: trace, debug, info, notice, warning, error.", valueName: "LEVEL"),
+        completion: .list(Logger.Level.allCases.map(\.rawValue)))
     var logLevel: String = "info"
 
     func validate() throws {
