@@ -137,8 +137,8 @@ extension Settings {
             .key(
                 "scale", \.scale, .choice(AQIScaleChoice.self, noun: "an air quality scale"), .live,
                 """
-                The index shown: {allowed}; "auto" is the European index in Europe and the US index
-                elsewhere.
+                The index shown: {allowed}.
+                "auto" is the European index in Europe and the US index elsewhere.
                 """),
             .key(
                 "pollen", \.pollen, .boolean, .live,

@@ -96,6 +96,8 @@ struct AlertsEndToEndTests {
         #expect(warning.severity == .minor)
         #expect(warning.headline == "Official WARNING of FROST")
         #expect(report.air?.aqiScale == "european")
+        let schema = try await validateAgainstSchema(try await socketReportLine(daemon.socketPath))
+        #expect(schema.valid, "\(schema.output)")
 
         let request = try #require(server.requests().first { $0.path == Self.alertsPath })
         #expect(request.query["lat"] == "52.52")
