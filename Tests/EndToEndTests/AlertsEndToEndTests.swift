@@ -126,6 +126,61 @@ struct AlertsEndToEndTests {
         try await server.shutdown()
     }
 
+    /// The recorded Iowa answer (tornado and flood polygons) with its recorder's `"date:now ±N seconds"`
+    /// placeholders turned into times around now, as `alerts/SOURCES.md` asks.
+    static func iowa() throws -> ReplayResponse {
+        let file = "alerts/nws/weathergov-alerts-active-area-IA-cedar-rapids-tornado-flood-2024-05-polygons-templated-dates.json"
+        let text = String(decoding: try Fixtures.data(file), as: UTF8.self)
+        let pattern = try NSRegularExpression(pattern: #""date:now ([+-]?\d+) seconds""#)
+        var result = ""
+        var last = text.startIndex
+        let now = Date()
+        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let whole = Range(match.range, in: text), let offset = Range(match.range(at: 1), in: text),
+                let seconds = Double(text[offset])
+            else { continue }
+            result += text[last..<whole.lowerBound] + "\"\(Timestamps.rfc3339(now.addingTimeInterval(seconds)))\""
+            last = whole.upperBound
+        }
+        return .json(result + text[last...])
+    }
+
+    @Test("US: a point in Iowa's tornado polygon gets that warning from NWS; New York, with none, gets []")
+    func nwsInsideAndOutside() async throws {
+        let server = try await ReplayServer.start()
+        server.setRoute(path: Self.forecastPath, .json(try samaraResponse()))
+        server.setRoute(path: "/nws", try Self.iowa())
+        server.setRoute(path: Self.airPath, try ReplayResponse.recorded(Self.airFixture))
+        let settings = { (pin: (Double, Double, String?)) in
+            settingsText(
+                gpsdPort: nil, openMeteoURL: server.url(Self.forecastPath), pin: pin, mode: "pinned",
+                alerts: Self.alertSettings(server))
+        }
+        let iowa = try DaemonProcess.start(config: settings((41.01173, -95.16172, nil)))
+        defer { iowa.removeDirectory() }
+        try await iowa.waitForSocket()
+        try await iowa.wait(for: "the tornado warning") {
+            try await socketReport(iowa.socketPath).warnings?.isEmpty == false
+        }
+        let report = try await socketReport(iowa.socketPath)
+        #expect(report.place?.countryCode == "US")
+        #expect(report.warnings?.map(\.event) == ["Tornado Warning"])
+        #expect(report.warnings?.first?.source == "nws")
+        #expect(server.requests().first { $0.path == "/nws" }?.query["point"] == "41.01,-95.16")
+        #expect(await iowa.stop() == 0)
+
+        server.setRoute(path: "/nws", try ReplayResponse.recorded("alerts/nws/linecast-alerts-active-point-nyc-empty.json"))
+        let newYork = try DaemonProcess.start(config: settings((40.7128, -74.006, nil)))
+        defer { newYork.removeDirectory() }
+        try await newYork.waitForSocket()
+        try await newYork.wait(for: "the empty warnings list") {
+            try await socketReport(newYork.socketPath).warnings == []
+        }
+        #expect(try await socketReport(newYork.socketPath).current != nil)
+        try await server.shutdown()
+        #expect(await newYork.stop() == 0)
+    }
+
     @Test("A warning leaves the report at its expiry, by the daemon's timer, with no request")
     func expiryOnTime() async throws {
         let server = try await ReplayServer.start()
