@@ -48,19 +48,10 @@ public struct AlertService: Service, CustomStringConvertible {
 
     public func run() async {
         await cancelWhenGracefulShutdown {
-            let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            // A new report may carry a new position or country; new settings other sources.
             let alarm = Alarm()
-            await withDiscardingTaskGroup { group in
-                // A new report may carry a new position or country; new settings other sources.
-                group.addTask { for await _ in await state.subscribe() { wake.yield() } }
-                group.addTask { for await _ in await state.configurationUpdates() { wake.yield() } }
-                group.addTask { await alarm.ring { wake.yield() } }
-                var judge = AlertJudge(service: self)
-                for await _ in wakes {
-                    alarm.arm(await judge.update())
-                }
-                group.cancelAll()
-            }
+            var judge = AlertJudge(service: self)
+            await alarm.follow(state) { _ in alarm.arm(await judge.update()) }
         }
     }
 }

@@ -31,41 +31,34 @@ public struct NotificationService: Service, CustomStringConvertible {
 
     public func run() async {
         await cancelWhenGracefulShutdown {
-            let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
             let alarm = Alarm()
-            await withDiscardingTaskGroup { group in
-                group.addTask { for await _ in await state.subscribe() { wake.yield() } }
-                group.addTask { for await _ in await state.configurationUpdates() { wake.yield() } }
-                group.addTask { await alarm.ring { wake.yield() } }
-                var notifier: Notifier?
-                var saidSystemService = false
-                for await _ in wakes {
-                    guard let preferences = await state.currentConfiguration.notifications else {
-                        alarm.arm(nil)
-                        continue
-                    }
-                    guard !isSystemService else {
-                        if !saidSystemService {
-                            saidSystemService = true
-                            logger.warning(
-                                "Desktop notifications are on, but the system service has no session bus to send them on; run forecastd as a user service for them (systemctl --user enable --now forecastd.service).",
-                                metadata: ["setting": "[notifications] enabled"])
-                        }
-                        continue
-                    }
-                    let current: Notifier
-                    if let notifier {
-                        current = notifier
-                        await current.setPreferences(preferences)
-                    } else {
-                        current = makeNotifier(preferences)
-                        notifier = current
-                        group.addTask { await current.followEvents() }
-                    }
-                    let report = await state.report
-                    alarm.arm(await current.update(report))
+            var notifier: Notifier?
+            var saidSystemService = false
+            await alarm.follow(state) { group in
+                guard let preferences = await state.currentConfiguration.notifications else {
+                    alarm.arm(nil)
+                    return
                 }
-                group.cancelAll()
+                guard !isSystemService else {
+                    if !saidSystemService {
+                        saidSystemService = true
+                        logger.warning(
+                            "Desktop notifications are on, but the system service has no session bus to send them on; run forecastd as a user service for them (systemctl --user enable --now forecastd.service).",
+                            metadata: ["setting": "[notifications] enabled"])
+                    }
+                    return
+                }
+                let current: Notifier
+                if let notifier {
+                    current = notifier
+                    await current.setPreferences(preferences)
+                } else {
+                    current = makeNotifier(preferences)
+                    notifier = current
+                    group.addTask { await current.followEvents() }
+                }
+                let report = await state.report
+                alarm.arm(await current.update(report))
             }
         }
     }
