@@ -32,13 +32,16 @@ public actor DesktopPortal: URLOpening {
         let connection = try await connected()
         var options: [DBusDictionaryEntry] = []
         if let activationToken {
-            options.append(DBusDictionaryEntry(key: .string("activation_token"), value: .variant(.string(activationToken))))
+            options.append(
+                DBusDictionaryEntry(key: .string("activation_token"), value: .variant(.string(activationToken))))
         }
         do {
             _ = try await connection.call(
                 DBusMethodCall(
                     destination: Self.serviceName, path: Self.objectPath, interface: Self.interface, member: "OpenURI",
-                    arguments: [.string(""), .string(url.absoluteString), .dictionary(key: .string, value: .variant, options)]),
+                    arguments: [
+                        .string(""), .string(url.absoluteString), .dictionary(key: .string, value: .variant, options),
+                    ]),
                 timeout: callTimeout)
         } catch {
             if !connection.isOpen { self.connection = nil }

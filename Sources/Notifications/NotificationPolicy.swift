@@ -114,7 +114,8 @@ public struct NotificationPolicy: Sendable {
                     if held {
                         checks += [quietEnd].compactMap { $0 }
                     } else {
-                        decisions.append(.warning(warning, content(warning, upgrade: false, report, now), upgrade: false))
+                        decisions.append(
+                            .warning(warning, content(warning, upgrade: false, report, now), upgrade: false))
                     }
                     continue
                 }
@@ -146,7 +147,8 @@ public struct NotificationPolicy: Sendable {
 
         // Rain soon.
         if preferences.rainSoon {
-            followRain(report, now: now, quiet: quiet, quietEnd: quietEnd, ledger: &ledger, decisions: &decisions,
+            followRain(
+                report, now: now, quiet: quiet, quietEnd: quietEnd, ledger: &ledger, decisions: &decisions,
                 checks: &checks)
         }
 

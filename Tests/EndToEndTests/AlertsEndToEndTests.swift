@@ -77,7 +77,9 @@ struct AlertsEndToEndTests {
         server.setRoute(path: airPath, try ReplayResponse.recorded(airFixture))
     }
 
-    @Test("Berlin: the DWD's frost warning and the air are in the report, forecastctl warnings lists them, one request each")
+    @Test(
+        "Berlin: the DWD's frost warning and the air are in the report, forecastctl warnings lists them, one request each"
+    )
     func berlinWarningAndAir() async throws {
         let server = try await ReplayServer.start()
         try Self.routes(server)
@@ -106,11 +108,13 @@ struct AlertsEndToEndTests {
 
         let environment = DaemonProcess.environment(for: daemon.directory)
         let forecastctl = DaemonProcess.binDirectory.appendingPathComponent("forecastctl")
-        let json = try await runTool(forecastctl, ["warnings", "--json", "--config", daemon.configPath], environment: environment)
+        let json = try await runTool(
+            forecastctl, ["warnings", "--json", "--config", daemon.configPath], environment: environment)
         #expect(json.status == 0)
         let listed = try JSONDecoder().decode([WeatherWarning].self, from: Data(json.stdout.utf8))
         #expect(listed.map(\.id) == [warning.id])
-        let table = try await runTool(forecastctl, ["warnings", "--config", daemon.configPath], environment: environment)
+        let table = try await runTool(
+            forecastctl, ["warnings", "--config", daemon.configPath], environment: environment)
         #expect(table.status == 0)
         #expect(table.stdout.contains("minor     Frost"))
         #expect(table.stdout.contains("⚠ Frost (minor): Official WARNING of FROST"))
@@ -129,7 +133,8 @@ struct AlertsEndToEndTests {
     /// The recorded Iowa answer (tornado and flood polygons) with its recorder's `"date:now ±N seconds"`
     /// placeholders turned into times around now, as `alerts/SOURCES.md` asks.
     static func iowa() throws -> ReplayResponse {
-        let file = "alerts/nws/weathergov-alerts-active-area-IA-cedar-rapids-tornado-flood-2024-05-polygons-templated-dates.json"
+        let file =
+            "alerts/nws/weathergov-alerts-active-area-IA-cedar-rapids-tornado-flood-2024-05-polygons-templated-dates.json"
         let text = String(decoding: try Fixtures.data(file), as: UTF8.self)
         let pattern = try NSRegularExpression(pattern: #""date:now ([+-]?\d+) seconds""#)
         var result = ""
@@ -169,7 +174,8 @@ struct AlertsEndToEndTests {
         #expect(server.requests().first { $0.path == "/nws" }?.query["point"] == "41.01,-95.16")
         #expect(await iowa.stop() == 0)
 
-        server.setRoute(path: "/nws", try ReplayResponse.recorded("alerts/nws/linecast-alerts-active-point-nyc-empty.json"))
+        server.setRoute(
+            path: "/nws", try ReplayResponse.recorded("alerts/nws/linecast-alerts-active-point-nyc-empty.json"))
         let newYork = try DaemonProcess.start(config: settings((40.7128, -74.006, nil)))
         defer { newYork.removeDirectory() }
         try await newYork.waitForSocket()
@@ -210,7 +216,8 @@ struct AlertsEndToEndTests {
         let server = try await ReplayServer.start()
         server.setRoute(path: Self.forecastPath, .json(try samaraResponse()))
         server.setRoute(path: Self.alertsPath, .html("<html><body>502 Bad Gateway</body></html>"))
-        server.setRoute(path: Self.airPath, .json("{\"latitude\": 52.5, \"longitude\": 13.4, \"current\": {\"european_aqi\": -5"))
+        server.setRoute(
+            path: Self.airPath, .json("{\"latitude\": 52.5, \"longitude\": 13.4, \"current\": {\"european_aqi\": -5"))
         let daemon = try await Self.startDaemon(server)
         defer { daemon.removeDirectory() }
 
@@ -264,7 +271,8 @@ struct AlertsEndToEndTests {
             // The notifier has seen the report with the warning once it is published; give it a moment.
             try await Task.sleep(for: .seconds(2))
             #expect(try await notifications.calls(of: "Notify").count == 1)
-            #expect(FileManager.default.fileExists(atPath: daemon.directory.path + "/state/forecastd/notifications.json"))
+            #expect(
+                FileManager.default.fileExists(atPath: daemon.directory.path + "/state/forecastd/notifications.json"))
             #expect(await restarted.stop() == 0)
             try await server.shutdown()
         }

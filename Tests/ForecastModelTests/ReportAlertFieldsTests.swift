@@ -44,7 +44,8 @@ struct ReportAlertFieldsTests {
     @Test("The air is shown in the position's local time")
     func air() throws {
         let air = AirQuality(
-            provider: "open-meteo-air-quality", attribution: "CAMS", coordinate: Coordinate(latitude: 52.5, longitude: 13.4),
+            provider: "open-meteo-air-quality", attribution: "CAMS",
+            coordinate: Coordinate(latitude: 52.5, longitude: 13.4),
             time: NowcastTests.noon, fetchedAt: now, scale: .european, aqi: 33.4, dominant: .pm10, pm10: 30)
         let report = Report(ReportInputs(forecast: rainy, air: air), now: now)
         let shown = try #require(report.air)

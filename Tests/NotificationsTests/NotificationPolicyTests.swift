@@ -40,7 +40,9 @@ struct NotificationPolicyTests {
     }
 
     /// Plans at `now` and records every decision as the notifier does once it went out.
-    static func step(_ policy: NotificationPolicy, _ report: Report, _ ledger: inout NotificationLedger, at now: Date = now)
+    static func step(
+        _ policy: NotificationPolicy, _ report: Report, _ ledger: inout NotificationLedger, at now: Date = now
+    )
         -> NotificationPolicy.Plan
     {
         let plan = policy.plan(report, now: now, ledger: ledger)
@@ -94,7 +96,9 @@ struct NotificationPolicyTests {
     func belowMinimum() {
         let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .severe), timeZone: utc)
         var ledger = NotificationLedger()
-        #expect(Self.step(policy, Self.report(warnings: [Self.warning("a", severity: .moderate)]), &ledger).decisions.isEmpty)
+        #expect(
+            Self.step(policy, Self.report(warnings: [Self.warning("a", severity: .moderate)]), &ledger).decisions
+                .isEmpty)
     }
 
     @Test("Quiet hours hold all but extreme warnings, and the plan wakes at their end")
@@ -109,7 +113,8 @@ struct NotificationPolicyTests {
         #expect(plan.decisions.map(\.subject) == [.warning(extreme.id)])
         #expect(plan.nextCheck == Timestamps.parseUTC("2026-03-06T11:00:00Z"))
         let after = Self.step(
-            policy, Self.report(warnings: [extreme, moderate]), &ledger, at: Timestamps.parseUTC("2026-03-06T11:00:00Z")!)
+            policy, Self.report(warnings: [extreme, moderate]), &ledger,
+            at: Timestamps.parseUTC("2026-03-06T11:00:00Z")!)
         #expect(after.decisions.map(\.subject) == [.warning(moderate.id)])
     }
 
@@ -126,14 +131,17 @@ struct NotificationPolicyTests {
         #expect(soon.decisions.count == 1)
         #expect(soon.decisions.first?.notification?.summary.hasPrefix("Rain in 20 min (moderate)") == true)
         // The next refresh moves the start by a quarter hour: the same episode, nothing new.
-        #expect(Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 5)), &ledger).decisions.isEmpty)
+        #expect(
+            Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 5)), &ledger).decisions.isEmpty)
     }
 
     @Test("Switched off, rain is never notified")
     func rainOff() {
         let policy = NotificationPolicy(preferences: NotificationPreferences(rainSoon: false), timeZone: utc)
         var ledger = NotificationLedger()
-        #expect(Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 10)), &ledger).decisions.isEmpty)
+        #expect(
+            Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 10)), &ledger).decisions.isEmpty
+        )
     }
 
     @Test("What was notified survives a restart through the state directory: nothing is sent twice")

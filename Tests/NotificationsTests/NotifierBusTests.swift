@@ -18,7 +18,8 @@ struct NotifierBusTests {
                 on: bus, template: "notification_daemon", name: NotificationClient.serviceName,
                 path: NotificationClient.objectPath)
             defer { server.stop() }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "notifier-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             try await body(bus, server, directory)
         }
@@ -48,7 +49,8 @@ struct NotifierBusTests {
 
             let upgraded = NotificationPolicyTests.warning(
                 "dwd-2", severity: .severe, references: [CAPReference(sender: nil, identifier: "dwd-1", sent: nil)])
-            await notifier.update(NotificationPolicyTests.report(warnings: [upgraded]), now: now.addingTimeInterval(120))
+            await notifier.update(
+                NotificationPolicyTests.report(warnings: [upgraded]), now: now.addingTimeInterval(120))
             calls = try await server.calls(of: "Notify")
             #expect(calls.count == 2)
             #expect(calls.last?[3].string == "Frost, now severe")
@@ -60,7 +62,8 @@ struct NotifierBusTests {
 
             // A restart with the same warning in force: the record in the state directory says it was sent.
             let restarted = self.notifier(bus, directory)
-            await restarted.update(NotificationPolicyTests.report(warnings: [upgraded]), now: now.addingTimeInterval(240))
+            await restarted.update(
+                NotificationPolicyTests.report(warnings: [upgraded]), now: now.addingTimeInterval(240))
             #expect(try await server.calls(of: "Notify").count == 2)
         }
     }
@@ -70,7 +73,8 @@ struct NotifierBusTests {
         try await withServer { bus, server, directory in
             let now = NotificationPolicyTests.now
             let notifier = notifier(bus, directory)
-            let report = NotificationPolicyTests.report(warnings: nil, nowcast: NotificationPolicyTests.rain(startingIn: 20))
+            let report = NotificationPolicyTests.report(
+                warnings: nil, nowcast: NotificationPolicyTests.rain(startingIn: 20))
             await notifier.update(report, now: now)
             await notifier.update(report, now: now.addingTimeInterval(300))
             let calls = try await server.calls(of: "Notify")
@@ -82,10 +86,13 @@ struct NotifierBusTests {
     @Test("With no notification server on the bus, updates go on and send once one appears")
     func noServer() async throws {
         try await withPrivateBus { bus in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "notifier-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let notifier = notifier(bus, directory)
-            let report = NotificationPolicyTests.report(warnings: [NotificationPolicyTests.warning("a", severity: .severe)])
+            let report = NotificationPolicyTests.report(warnings: [
+                NotificationPolicyTests.warning("a", severity: .severe)
+            ])
             await notifier.update(report, now: NotificationPolicyTests.now)
             #expect(await notifier.record.warnings.isEmpty)
 

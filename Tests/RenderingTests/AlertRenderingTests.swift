@@ -141,11 +141,14 @@ struct AlertRenderingTests {
                 peakRate: 0.8, probability: nil, interpolated: false),
             now: now, utcOffsetSeconds: 0, timeZone: TimeZone(identifier: "Europe/London")!)
         // The recorded condition is overcast: a nowcast that says it rains now contradicts it and is not shown.
-        #expect(!Renderer.render(report, as: .text, options: ReportFixtures.options(for: report)).contains("Rain stops"))
+        #expect(
+            !Renderer.render(report, as: .text, options: ReportFixtures.options(for: report)).contains("Rain stops"))
         report.current?.condition = Condition(kind: .rain, isDay: true)
         let classes = try #require(try waybar(report)["class"] as? [String])
         #expect(!classes.contains("rain-soon"))
-        #expect(Renderer.render(report, as: .text, options: ReportFixtures.options(for: report)).contains("Rain stops in 15 min"))
+        #expect(
+            Renderer.render(report, as: .text, options: ReportFixtures.options(for: report)).contains(
+                "Rain stops in 15 min"))
     }
 
     @Test("forecastctl warnings: a table of those in force, then each one's texts; or why there are none")
