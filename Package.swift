@@ -248,7 +248,7 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "TestSupport", "Settings", "Control", "Location", "ForecastModel", "Rendering",
-                "WeatherProviders", "Warnings", "Notifications",
+                "WeatherProviders", "Warnings", "Notifications", "DesktopNotifications",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
