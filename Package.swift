@@ -11,7 +11,8 @@
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
 //   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
-//   (NetworkManager, logind) can build on DBus too.
+//   (NetworkManager, logind) can build on DBus too. Notifications (what to notify, remembered in the state
+//   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -233,7 +234,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
-                "History", "Systemd",
+                "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -248,7 +249,7 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "TestSupport", "Settings", "Control", "Location", "ForecastModel", "Rendering",
-                "WeatherProviders",
+                "WeatherProviders", "Warnings", "Notifications", "DesktopNotifications",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
@@ -274,6 +275,24 @@ let package = Package(
         .testTarget(
             name: "DesktopNotificationsTests",
             dependencies: ["DesktopNotifications", "DBus", "TestSupport"],
+            swiftSettings: strict
+        ),
+        /// What to notify and when (warnings, rain soon, the morning summary, quiet hours), remembered in the
+        /// state directory so nothing goes out twice, and the `Notifier` that sends it.
+        .target(
+            name: "Notifications",
+            dependencies: [
+                "ForecastModel", "FileStore", "DesktopNotifications", "DBus",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "NotificationsTests",
+            dependencies: [
+                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
 
@@ -341,7 +360,7 @@ let package = Package(
             name: "EndToEndTests",
             // The executables are dependencies so that `swift test` builds them before running.
             dependencies: [
-                "TestSupport", "Control", "ForecastModel", "Rendering", "History", "forecastd", "forecastctl",
+                "TestSupport", "Control", "ForecastModel", "Rendering", "History", "DBus", "forecastd", "forecastctl",
             ],
             swiftSettings: strict
         ),

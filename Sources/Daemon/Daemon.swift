@@ -185,6 +185,7 @@ public struct Daemon: Sendable {
                 Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
             },
         ]
+        parts += alertServices(state: state, httpClient: httpClient)
         if notifier.isEnabled {
             // Last, so that graceful shutdown reaches it first: STOPPING=1 before anything stops.
             let watchdog = SystemdNotifier.watchdogInterval().map { interval in

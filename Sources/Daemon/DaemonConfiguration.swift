@@ -1,6 +1,7 @@
 import ForecastModel
 import Foundation
 import Location
+import Notifications
 import Settings
 
 /// What the daemon's parts need from the settings, in the types they use.
@@ -56,6 +57,15 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var cities: [City] = []
     /// `[history] retention_days`.
     public var historyRetentionDays: Int = 365
+    /// `[warnings]`: which warning services may be asked, and where (see `warningSwitches`, `warningSource`).
+    public var warnings = Settings.Warnings()
+    /// `[nowcast] horizon_minutes` in seconds (the report's `ReportInputs.nowcastHorizon`); nil when
+    /// `[nowcast] enabled` is false.
+    public var nowcastHorizon: TimeInterval? = Nowcast.horizon
+    /// `[air]`; nil when `[air] enabled` is false.
+    public var air: Settings.Air? = Settings.Air()
+    /// `[notifications]` for the `Notifier`; nil when `[notifications] enabled` is false (the default).
+    public var notifications: NotificationPreferences?
 
     public init(
         units: UnitSystem, refreshInterval: TimeInterval, mode: LocationMode, pin: Pin?, gpsd: GPSDAddress?,
@@ -104,6 +114,16 @@ extension DaemonConfiguration {
         staticFile = settings.location.staticFile
         maxSpeedKmh = settings.location.maxSpeedKmh
         historyRetentionDays = settings.history.retentionDays
+        warnings = settings.warnings
+        nowcastHorizon = settings.nowcast.enabled ? settings.nowcast.horizon : nil
+        air = settings.air.enabled ? settings.air : nil
+        let notify = settings.notifications
+        notifications =
+            notify.enabled
+            ? NotificationPreferences(
+                minimumSeverity: notify.minimumSeverity, rainSoon: notify.rainSoon,
+                rainLead: TimeInterval(notify.rainSoonMinutes * 60), morningSummary: notify.morningSummary,
+                quietHours: notify.quietHours, actions: notify.actions) : nil
         cities = settings.cities.map {
             City(id: $0.id, name: $0.name, coordinate: $0.coordinate, favorite: $0.favorite)
         }

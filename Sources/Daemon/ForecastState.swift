@@ -109,7 +109,8 @@ public actor ForecastState {
         startedAt = now
         inputs = ReportInputs(
             units: configuration.units, staleAfter: configuration.staleAfter,
-            locating: configuration.mode == .auto && configuration.gpsd != nil)
+            locating: configuration.mode == .auto && configuration.gpsd != nil,
+            nowcastHorizon: configuration.nowcastHorizon)
         publishedInputs = inputs
         report = Report(inputs, now: now)
         reportLine = ReportJSON.line(report)
@@ -134,6 +135,7 @@ public actor ForecastState {
         configuration = new
         inputs.units = new.units
         inputs.staleAfter = new.staleAfter
+        inputs.nowcastHorizon = new.nowcastHorizon
         if old.gpsd != new.gpsd {
             gpsdFix = nil
             gpsdProblem = nil
@@ -173,6 +175,30 @@ public actor ForecastState {
         configurationProblems = problems
         inputs.errors = currentErrors()
         publishIfChanged(now: clock())
+    }
+
+    /// The warnings and the air at the position, as `AlertService` last judged them: nil drops them from
+    /// the report (switched off, no source for the country, not read yet). The forecast is untouched.
+    public func setAlerts(warnings: [WeatherWarning]?, air: AirQuality?) {
+        guard warnings != inputs.warnings || air != inputs.air else { return }
+        inputs.warnings = warnings
+        inputs.air = air
+        publishIfChanged(now: clock())
+    }
+
+    /// When the nowcast judged from the forecast held next changes by itself (it starts, stops, or its
+    /// minutes move on: ``Nowcast/nextChange(_:after:horizon:)``); nil without a forecast or nowcast.
+    public var nextNowcastChange: Date? {
+        guard let forecast = inputs.forecast, let horizon = inputs.nowcastHorizon else { return nil }
+        return Nowcast.nextChange(forecast, after: clock(), horizon: horizon)
+    }
+
+    /// Publishes the report again when the nowcast judged now differs from the published one: for a timer
+    /// set at ``nextNowcastChange``, so "Rain in 20 min" counts down without new data.
+    public func rejudgeNowcast() {
+        let now = clock()
+        guard Report(inputs, now: now).nowcast != report.nowcast else { return }
+        publishIfChanged(now: now, force: true)
     }
 
     /// The settings in force now, then every change, until the caller stops iterating.
@@ -645,11 +671,11 @@ public actor ForecastState {
         return errors
     }
 
-    private func publishIfChanged(now: Date) {
+    private func publishIfChanged(now: Date, force: Bool = false) {
         let cityInputs = self.cityInputs
         let cityStaleness = cityInputs.map { $0.isStale(now: now) }
         guard
-            inputs != publishedInputs || inputs.isStale(now: now) != report.stale || cityInputs != publishedCityInputs
+            force || inputs != publishedInputs || inputs.isStale(now: now) != report.stale || cityInputs != publishedCityInputs
                 || cityStaleness != (report.cities ?? []).map(\.report.stale)
         else { return }
         report = Report(inputs, now: now)

@@ -27,11 +27,21 @@ public struct Report: Sendable, Hashable, Codable {
     public var errors: [ReportError]
     /// The user's other places (`[[cities]]`), each with a report of its own; absent when none is listed.
     public var cities: [ReportCity]?
+    /// Official warnings in force at the position, most severe first, then the earliest onset; absent when
+    /// the warning sources are off or none serves the position's country, `[]` when none is in force.
+    public var warnings: [WeatherWarning]?
+    /// Rain soon, or rain stopping soon; absent when it is dry now and for the nowcast's horizon, when the
+    /// forecast has no short-term data, or when the nowcast is switched off.
+    public var nowcast: ReportNowcast?
+    /// The air at the position: its quality index, pollutants, UV and pollen; absent when switched off or
+    /// not read yet.
+    public var air: ReportAir?
 
     public init(
         schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
         location: ReportLocation?, place: ReportPlace?, units: ReportUnits, current: ReportCurrent?,
-        hourly: [ReportHour], daily: [ReportDay], provider: ReportProvider?, errors: [ReportError]
+        hourly: [ReportHour], daily: [ReportDay], provider: ReportProvider?, errors: [ReportError],
+        warnings: [WeatherWarning]? = nil, nowcast: ReportNowcast? = nil, air: ReportAir? = nil
     ) {
         self.schema = schema
         self.updatedAt = updatedAt
@@ -46,6 +56,9 @@ public struct Report: Sendable, Hashable, Codable {
         self.daily = daily
         self.provider = provider
         self.errors = errors
+        self.warnings = warnings
+        self.nowcast = nowcast
+        self.air = air
     }
 
     /// The encoder every writer of reports uses: snake_case keys in sorted order (so the same report

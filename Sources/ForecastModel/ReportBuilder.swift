@@ -19,12 +19,26 @@ public struct ReportInputs: Sendable, Hashable {
     /// True while the forecast is the one saved before the last restart: stale until refreshed.
     public var fromSavedState: Bool
     public var errors: [ReportError]
+    /// Official warnings in force at the position, as `WarningMerger` in the Warnings module merges and
+    /// sorts them (most severe first); nil when the warning sources are off or none serves the position's
+    /// country (the report then has no `warnings`), `[]` when none is in force. Those expired at the
+    /// report's moment are left out, so a report never shows a warning past its `expires`.
+    public var warnings: [WeatherWarning]?
+    /// How far ahead rain is looked for in the forecast's short-term periods (`[nowcast] horizon_minutes`);
+    /// nil when the nowcast is switched off. The report judges it at its own moment (``ReportNowcast``).
+    public var nowcastHorizon: TimeInterval?
+    /// The last good air quality reading at the position; nil when the air is switched off or not read yet.
+    public var air: AirQuality?
 
     public init(
         fix: LocationFix? = nil, place: Place? = nil, forecast: Forecast? = nil, units: UnitSystem = .metric,
         staleAfter: TimeInterval = 30 * 60, locating: Bool = false, fromSavedState: Bool = false,
-        errors: [ReportError] = []
+        errors: [ReportError] = [], warnings: [WeatherWarning]? = nil, nowcastHorizon: TimeInterval? = nil,
+        air: AirQuality? = nil
     ) {
+        self.warnings = warnings
+        self.nowcastHorizon = nowcastHorizon
+        self.air = air
         self.fix = fix
         self.place = place
         self.forecast = forecast
@@ -146,7 +160,12 @@ extension Report {
                     name: $0.provider, attribution: $0.attribution, fetchedAt: Timestamps.rfc3339($0.fetchedAt),
                     notes: $0.notes.isEmpty ? nil : $0.notes)
             },
-            errors: errors)
+            errors: errors,
+            warnings: inputs.warnings.map { $0.filter { $0.isInForce(at: now) } },
+            nowcast: forecast.flatMap { forecast in
+                inputs.nowcastHorizon.flatMap { ReportNowcast(forecast, now: now, horizon: $0) }
+            },
+            air: inputs.air.map { ReportAir($0, utcOffsetSeconds: offset) })
     }
 }
 

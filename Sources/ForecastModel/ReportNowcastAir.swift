@@ -2,8 +2,8 @@ import Foundation
 
 /// The report's `nowcast` object: rain soon, or rain stopping soon (`docs/nowcast-and-air.md`).
 ///
-/// Encoded with ``Report/makeEncoder(pretty:)``: snake_case keys, absent rather than null. Not yet a
-/// field of ``Report``; the daemon's integration adds it.
+/// ``Report/nowcast``, encoded with ``Report/makeEncoder(pretty:)``: snake_case keys, absent rather than
+/// null. ``Report/init(_:now:)`` judges it when ``ReportInputs/nowcastHorizon`` is set.
 public struct ReportNowcast: Sendable, Hashable, Codable {
     /// `rain`, `snow`, `sleet`.
     public var kind: String
@@ -58,8 +58,7 @@ public struct ReportNowcast: Sendable, Hashable, Codable {
 
 /// The report's `air` object: the air quality index, its pollutants, UV and pollen (`docs/nowcast-and-air.md`).
 ///
-/// Concentrations are µg/m³, pollen grains/m³: no unit choice applies to them. Not yet a field of
-/// ``Report``; the daemon's integration adds it.
+/// ``Report/air``. Concentrations are µg/m³, pollen grains/m³: no unit choice applies to them.
 public struct ReportAir: Sendable, Hashable, Codable {
     /// The index, rounded to a whole number as both agencies publish it.
     public var aqi: Int

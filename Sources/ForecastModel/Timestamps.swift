@@ -111,3 +111,26 @@ extension Int {
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? q - 1 : q
     }
 }
+
+extension Timestamps {
+    /// The UTC offset in seconds an RFC 3339 time carries (`Z` is 0), or nil for a time without one.
+    public static func utcOffsetSeconds(_ rfc3339: String) -> Int? {
+        guard parseUTC(rfc3339) != nil else { return nil }
+        if rfc3339.hasSuffix("Z") || rfc3339.hasSuffix("z") { return 0 }
+        let tail = Array(rfc3339.suffix(6))
+        guard tail.count == 6, tail[0] == "+" || tail[0] == "-", tail[3] == ":",
+            let hours = Int(String(tail[1...2])), let minutes = Int(String(tail[4...5]))
+        else { return nil }
+        let magnitude = hours * 3600 + minutes * 60
+        return tail[0] == "-" ? -magnitude : magnitude
+    }
+}
+
+extension Report {
+    /// The position's UTC offset, read from the local times the report carries (the current conditions,
+    /// the first hour, today's sunrise or sunset); nil without a forecast.
+    public var utcOffsetSeconds: Int? {
+        let candidates = [current?.time, hourly.first?.time, daily.first?.sunrise, daily.first?.sunset]
+        return candidates.lazy.compactMap { $0.flatMap(Timestamps.utcOffsetSeconds) }.first
+    }
+}

@@ -1,6 +1,8 @@
 // The words users write in the settings file, on the socket and on forecastctl's command line, each
 // defined once here and used by every module. The raw values are what users write.
 
+import Foundation
+
 /// A format a report can be rendered in: `format` of `[[output.files]]`, `format=` on the socket,
 /// `forecastctl status|watch --format`.
 public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
@@ -96,4 +98,88 @@ public struct GPSDAddress: Sendable, Hashable {
         self.host = host
         self.port = port
     }
+}
+
+/// Which air quality index to show: `[air] scale`.
+public enum AQIScaleChoice: String, Sendable, Hashable, CaseIterable {
+    /// The European index in the European countries, the US index elsewhere (``AQIScale/defaultScale(countryCode:)``).
+    case auto
+    /// The European Air Quality Index everywhere.
+    case european
+    /// The US Air Quality Index everywhere.
+    case us
+
+    /// The scale to ask for at a position in the country `countryCode` (the gazetteer's ISO code; nil at sea).
+    public func scale(countryCode: String?) -> AQIScale {
+        switch self {
+        case .auto: AQIScale.defaultScale(countryCode: countryCode)
+        case .european: .european
+        case .us: .us
+        }
+    }
+}
+
+/// A time of day on a 24-hour clock, `HH:MM`: `[notifications] morning_summary`, the ends of `quiet_hours`.
+public struct TimeOfDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// 0 to 23.
+    public var hour: Int
+    /// 0 to 59.
+    public var minute: Int
+
+    /// nil unless `hour` is 0…23 and `minute` 0…59.
+    public init?(hour: Int, minute: Int) {
+        guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    /// Reads `7:30` or `07:30` (24-hour clock); nil for anything else.
+    public init?(_ text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let hour = Int(parts[0]), let minute = Int(parts[1])
+        else { return nil }
+        self.init(hour: hour, minute: minute)
+    }
+
+    /// Minutes since midnight.
+    public var minuteOfDay: Int { hour * 60 + minute }
+
+    /// `07:30`.
+    public var description: String { String(format: "%02d:%02d", hour, minute) }
+
+    public static func < (lhs: TimeOfDay, rhs: TimeOfDay) -> Bool { lhs.minuteOfDay < rhs.minuteOfDay }
+}
+
+/// A daily span of the clock, `22:00-07:00`: `[notifications] quiet_hours`. It may run past midnight
+/// (start after end); start and end equal would be every hour or none, so it is refused.
+public struct DailyPeriod: Sendable, Hashable, CustomStringConvertible {
+    public var start: TimeOfDay
+    /// The first minute after the period.
+    public var end: TimeOfDay
+
+    /// nil when `start` and `end` are the same minute.
+    public init?(start: TimeOfDay, end: TimeOfDay) {
+        guard start != end else { return nil }
+        self.start = start
+        self.end = end
+    }
+
+    /// Reads `22:00-07:00` (spaces around the dash allowed); nil for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let start = TimeOfDay(String(parts[0])), let end = TimeOfDay(String(parts[1])) else {
+            return nil
+        }
+        self.init(start: start, end: end)
+    }
+
+    /// Whether the clock reading `time` falls inside (from `start` up to but not including `end`).
+    public func contains(_ time: TimeOfDay) -> Bool {
+        start < end ? (start <= time && time < end) : (time >= start || time < end)
+    }
+
+    /// `22:00-07:00`.
+    public var description: String { "\(start)-\(end)" }
 }

@@ -15,19 +15,25 @@ import Foundation
 /// ```
 public enum ForecastTable {
     /// Renders the table to fit `width` columns where it can (the chart shrinks first, then the
-    /// condition column goes). Lines carry no trailing spaces; there is no trailing newline.
-    public static func render(_ report: Report, width: Int, icons: IconSet = .emoji) -> String {
-        let facts = ReportFacts(report, options: RenderOptions(icons: icons), icons: icons)
+    /// condition column goes). Lines carry no trailing spaces; there is no trailing newline. `now` decides
+    /// which warnings are still in force.
+    public static func render(
+        _ report: Report, width: Int, icons: IconSet = .emoji, now: Date = Date(), phrases: Phrases = .english
+    ) -> String {
+        let facts = ReportFacts(report, options: RenderOptions(icons: icons, now: now, phrases: phrases), icons: icons)
         var lines: [String] = []
         if let place = facts.placeLine { lines.append(place) }
+        lines += facts.warnings.map { "⚠ " + facts.warningLine($0) }
 
         guard report.status == .ok else {
             lines.append(facts.stateSentence)
+            lines += [facts.airLine, facts.pollenLine].compactMap { $0 }
             lines += report.errors.map { "! " + $0.message }
             return lines.joined(separator: "\n")
         }
 
         lines.append(nowLine(facts))
+        lines += [facts.nowcast?.text, facts.airLine, facts.pollenLine].compactMap { $0 }
         if report.stale {
             lines.append(
                 "Stale: showing the forecast fetched " + (facts.fetchedClock.map { "at " + $0 } ?? "earlier")

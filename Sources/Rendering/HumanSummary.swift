@@ -3,10 +3,12 @@ import Foundation
 
 /// The short text `forecastctl status` prints: place, condition, temperature, the next days.
 public enum HumanSummary {
-    /// Renders a report for a terminal. `now` is used only to say how old the data is.
-    public static func render(_ report: Report, now: Date = Date()) -> String {
+    /// Renders a report for a terminal. `now` is used to say how old the data is and which warnings are
+    /// still in force; `phrases` words the warnings, the rain to come and the air.
+    public static func render(_ report: Report, now: Date = Date(), phrases: Phrases = .english) -> String {
         var lines: [String] = []
         let units = report.units
+        let facts = ReportFacts(report, options: RenderOptions(now: now, phrases: phrases), icons: .emoji)
 
         // Where.
         if let place = report.place {
@@ -20,6 +22,9 @@ public enum HumanSummary {
                 "\(formatNumber(location.latitude, places: 4)), \(formatNumber(location.longitude, places: 4))"
                     + locationSuffix(location))
         }
+
+        // Warnings first: they matter most.
+        lines += facts.warnings.map { "⚠ " + facts.warningLine($0) }
 
         // What it is like now.
         switch report.status {
@@ -49,6 +54,8 @@ public enum HumanSummary {
         case .noForecast:
             lines.append("No forecast yet.")
         }
+        // What comes next, and the air: the nowcast never contradicts the condition above.
+        lines += [facts.nowcast?.text, facts.airLine, facts.pollenLine].compactMap { $0 }
 
         // How fresh.
         if let provider = report.provider {

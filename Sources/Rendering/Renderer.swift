@@ -21,11 +21,14 @@ public struct RenderOptions: Sendable {
     public var coldCelsius: Double
     /// The time the text is shown at: ages ("5 min", "stale 3 h") are counted to it.
     public var now: Date
+    /// The words of the warning, rain and air texts.
+    public var phrases: Phrases
 
     public init(
         icons: IconSet? = nil, template: Template? = nil, hotCelsius: Double = 30, coldCelsius: Double = 0,
-        now: Date = Date()
+        now: Date = Date(), phrases: Phrases = .english
     ) {
+        self.phrases = phrases
         self.icons = icons
         self.template = template
         self.hotCelsius = hotCelsius
@@ -44,6 +47,24 @@ public enum BarColor {
     public static let hot = "#FFA040"
     /// At or below the cold threshold.
     public static let cold = "#66B2FF"
+    /// A moderate (yellow) warning in force.
+    public static let moderateWarning = "#FFD75F"
+    /// A severe (orange) warning in force.
+    public static let severeWarning = "#FF8C00"
+    /// An extreme (red) warning in force.
+    public static let extremeWarning = "#FF3030"
+    /// Poor air or worse (`aqi-poor`, `aqi-very-poor`).
+    public static let poorAir = "#C080FF"
+
+    /// The colour of a warning of `severity`; minor warnings (CAP: minimal threat) have none.
+    public static func warning(_ severity: WarningSeverity) -> String? {
+        switch severity {
+        case .minor: nil
+        case .moderate: moderateWarning
+        case .severe: severeWarning
+        case .extreme: extremeWarning
+        }
+    }
 }
 
 /// Renders reports in every bar's own format. Pure: the same report and options give the same bytes.
@@ -80,6 +101,9 @@ public enum Renderer {
         } else {
             classes.append(report.status.rawValue)
         }
+        if let warning = facts.warningClass { classes.append(warning) }
+        if facts.rainSoon { classes.append("rain-soon") }
+        if let air = facts.air { classes.append(air.className) }
         if facts.hasErrors { classes.append("error") }
         return classes
     }
@@ -114,8 +138,11 @@ public enum Renderer {
             lines.append(head)
         }
 
+        lines += warningLines(facts)
+
         guard report.status == .ok else {
             lines.append(Escape.pango(facts.stateSentence))
+            lines += airLines(facts)
             lines += report.errors.map { "⚠ " + Escape.pango($0.message) }
             return lines.joined(separator: "\n")
         }
@@ -139,6 +166,10 @@ public enum Renderer {
             let text = details.joined(separator: ", ")
             lines.append(Escape.pango(text.prefix(1).uppercased() + text.dropFirst()))
         }
+        if let nowcast = facts.nowcast {
+            lines.append(Escape.pango(icons.glyph(forIcon: nowcast.kind, isDay: facts.isDay) + " " + nowcast.text))
+        }
+        lines += airLines(facts)
 
         if report.stale {
             var stale = "Stale: forecast from " + (facts.fetchedClock ?? "an earlier fetch")
@@ -179,13 +210,35 @@ public enum Renderer {
         if let provider = report.provider {
             lines.append("<small>" + Escape.pango(provider.attribution) + "</small>")
         }
+        if let air = facts.air {
+            lines.append("<small>" + Escape.pango(air.attribution) + "</small>")
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// One line per warning in force, in its colour: `⚠ <b>Frost</b> (minor), until 08:00`.
+    private static func warningLines(_ facts: ReportFacts) -> [String] {
+        facts.warnings.map { warning in
+            // The event in bold, when the phrase starts with it (a translation may not).
+            let title = Escape.pango(facts.warningTitle(warning))
+            let event = Escape.pango(facts.event(warning))
+            var line = "⚠ " + (title.hasPrefix(event) ? "<b>" + event + "</b>" + title.dropFirst(event.count) : title)
+            if let times = facts.warningTimes(warning) { line += Escape.pango(", " + times) }
+            guard let color = BarColor.warning(warning.severity) else { return line }
+            return "<span color=\"\(color)\">" + line + "</span>"
+        }
+    }
+
+    /// The air when it is worse than good, and the pollen when there is any.
+    private static func airLines(_ facts: ReportFacts) -> [String] {
+        [facts.airLine, facts.pollenLine].compactMap { $0 }.map(Escape.pango)
     }
 
     // MARK: i3blocks, polybar, i3status-rust
 
-    /// The colour a line bar shows, or nil for the bar's own: no data and errors red, old data grey,
-    /// then hot and cold.
+    /// The colour a line bar shows, or nil for the bar's own: no data red, locating grey, then a
+    /// moderate or worse warning in its colour, old data grey, errors red, poor air purple, then hot and
+    /// cold.
     static func color(_ facts: ReportFacts) -> String? {
         let report = facts.report
         switch report.status {
@@ -193,8 +246,11 @@ public enum Renderer {
         case .locating: return BarColor.stale
         case .ok: break
         }
+        // A warning outranks grey: stale forecast data says nothing about the warnings' age.
+        if let warning = facts.topWarning, let color = BarColor.warning(warning.severity) { return color }
         if report.stale { return BarColor.stale }
         if facts.hasErrors { return BarColor.error }
+        if (facts.air?.level ?? 1) >= 4 { return BarColor.poorAir }
         if facts.isHot { return BarColor.hot }
         if facts.isCold { return BarColor.cold }
         return nil
@@ -205,9 +261,11 @@ public enum Renderer {
         var full = short
         if facts.report.status == .ok {
             let body = [facts.placeName, facts.glyph, facts.temperatureText].compactMap { $0 }.joined(separator: " ")
-            full = Escape.oneLine((body.isEmpty ? facts.barText : body) + facts.staleSuffix)
+            full = Escape.oneLine((body.isEmpty ? facts.barText : body) + facts.staleSuffix + facts.extrasSuffix)
         } else if let place = facts.placeName {
-            full = Escape.oneLine(place + " " + facts.stateText)
+            full = Escape.oneLine(place + " " + facts.stateText + facts.extrasSuffix)
+        } else if !facts.extras.isEmpty {
+            full = Escape.oneLine(facts.stateText + facts.extrasSuffix)
         }
         return [full, short, color(facts) ?? ""].joined(separator: "\n")
     }
@@ -218,17 +276,20 @@ public enum Renderer {
         return "%{F" + color + "}" + text + "%{F-}"
     }
 
-    /// i3status-rust's states: `Critical` when there is nothing to show, `Warning` for old data or
-    /// errors, `Info` while locating or beyond a temperature threshold, `Idle` otherwise.
+    /// i3status-rust's states: `Critical` when there is nothing to show or a severe or extreme warning is
+    /// in force, `Warning` for a moderate or minor warning, old data, errors or poor air, `Info` while
+    /// locating, when rain is coming, or beyond a temperature threshold, `Idle` otherwise.
     static func i3statusRustState(_ facts: ReportFacts) -> String {
         let report = facts.report
+        let severity = facts.topWarning?.severity
+        if let severity, severity >= .severe { return "Critical" }
         switch report.status {
         case .noLocation, .noForecast: return "Critical"
-        case .locating: return "Info"
+        case .locating: return severity == nil ? "Info" : "Warning"
         case .ok: break
         }
-        if report.stale || facts.hasErrors { return "Warning" }
-        if facts.isHot || facts.isCold { return "Info" }
+        if severity != nil || report.stale || facts.hasErrors || (facts.air?.level ?? 1) >= 4 { return "Warning" }
+        if facts.rainSoon || facts.isHot || facts.isCold { return "Info" }
         return "Idle"
     }
 
@@ -236,7 +297,9 @@ public enum Renderer {
         let text = Escape.oneLine(facts.barText)
         let short =
             facts.report.status == .ok
-            ? Escape.oneLine((facts.temperatureText ?? facts.glyph ?? text) + facts.staleMark) : text
+            ? Escape.oneLine(
+                [facts.warningMark, (facts.temperatureText ?? facts.glyph ?? text) + facts.staleMark].compactMap { $0 }
+                    .joined(separator: " ")) : text
         return "{\"icon\":\"\",\"state\":" + Escape.json(i3statusRustState(facts)) + ",\"text\":" + Escape.json(text)
             + ",\"short_text\":" + Escape.json(short) + "}"
     }
@@ -247,7 +310,7 @@ public enum Renderer {
     private static func textLine(_ facts: ReportFacts) -> String {
         let report = facts.report
         guard report.status == .ok else {
-            return [facts.placeName, facts.stateText].compactMap { $0 }.joined(separator: " ")
+            return [facts.placeName, facts.stateText].compactMap { $0 }.joined(separator: " ") + facts.extrasSuffix
         }
         var head = [facts.placeName, facts.glyph].compactMap { $0 }
         if let t = facts.temperature {
@@ -262,7 +325,7 @@ public enum Renderer {
             facts.today?.temperatureMax.map { "↑" + Format.number($0, places: 0) },
         ].compactMap { $0 }
         if !range.isEmpty { parts.append(range.joined(separator: " ")) }
-        return parts.filter { !$0.isEmpty }.joined(separator: ", ") + facts.staleSuffix
+        return parts.filter { !$0.isEmpty }.joined(separator: ", ") + facts.staleSuffix + facts.extrasSuffix
     }
 
     /// A template describes weather: without any (no location, locating, no forecast) the short state

@@ -84,10 +84,7 @@ struct ReportFacts {
     // MARK: Time
 
     /// The forecast location's UTC offset, read from the local times the report carries.
-    var utcOffsetSeconds: Int? {
-        let candidates = [report.current?.time, firstHour?.time, today?.sunrise, today?.sunset]
-        return candidates.lazy.compactMap { $0.flatMap(Format.utcOffset) }.first
-    }
+    var utcOffsetSeconds: Int? { report.utcOffsetSeconds }
 
     /// The local date (`YYYY-MM-DD`) the report's "now" falls on.
     var localDate: String? {
@@ -146,13 +143,17 @@ struct ReportFacts {
         }
     }
 
-    /// The bar text: `☁️ 12°C`, with `*` when stale; the state text when there is no weather.
+    /// The bar text: `☁️ 12°C`, with `*` when stale, `⚠` in front while a warning is in force and the
+    /// rain to come after (`☁️ 12°C 🌧️ in 10 min`); the state text when there is no weather.
     var barText: String {
-        guard report.status == .ok else { return stateText }
+        guard report.status == .ok else {
+            return [warningMark, stateText].compactMap { $0 }.joined(separator: " ")
+        }
         let value =
             temperatureText ?? condition?.text
             ?? [lowText, highText].compactMap { $0 }.joined(separator: " / ").nonEmpty ?? "no data"
-        return [glyph, value].compactMap { $0 }.joined(separator: " ") + staleMark
+        return [warningMark, glyph, value].compactMap { $0 }.joined(separator: " ") + staleMark
+            + (rainShort.map { " " + $0 } ?? "")
     }
 
     var staleMark: String { report.status == .ok && report.stale ? "*" : "" }
@@ -194,18 +195,6 @@ enum Format {
         let characters = Array(rfc3339)
         guard characters.count >= 16, characters[10] == "T" || characters[10] == " " else { return nil }
         return String(characters[11..<16])
-    }
-
-    /// The UTC offset in seconds an RFC 3339 time carries (`Z` is 0), or nil for a time without one.
-    static func utcOffset(_ rfc3339: String) -> Int? {
-        guard Timestamps.parseUTC(rfc3339) != nil else { return nil }
-        if rfc3339.hasSuffix("Z") || rfc3339.hasSuffix("z") { return 0 }
-        let tail = Array(rfc3339.suffix(6))
-        guard tail.count == 6, tail[0] == "+" || tail[0] == "-", tail[3] == ":",
-            let hours = Int(String(tail[1...2])), let minutes = Int(String(tail[4...5]))
-        else { return nil }
-        let magnitude = hours * 3600 + minutes * 60
-        return tail[0] == "-" ? -magnitude : magnitude
     }
 }
 

@@ -137,7 +137,10 @@ public struct Template: Sendable, Hashable {
         ("precip_prob", .precipitationProbability), ("pressure", .pressure), ("uv", .uvIndex),
         ("sunrise", .sunrise), ("sunset", .sunset), ("time", .time), ("timezone", .timezone),
         ("updated_ago", .updatedAgo), ("source", .source), ("status", .status), ("stale", .stale),
-        ("units", .units),
+        ("units", .units), ("warning", .warning), ("warning_count", .warningCount), ("warning_level", .warningLevel),
+        ("rain_soon", .rainSoon), ("rain_soon_short", .rainSoonShort), ("air", .air), ("aqi", .aqi),
+        ("aqi_category", .aqiCategory), ("pm2_5", .pm2_5), ("pm10", .pm10), ("uv_index", .uvIndex),
+        ("pollen", .pollen),
     ]
 
     /// The `%` codes a template may use, for error messages and documentation.
@@ -159,6 +162,7 @@ public struct Template: Sendable, Hashable {
         case icon, condition, temperature, feels, wind, windDirection, humidity, precipitation
         case precipitationProbability, pressure, uvIndex, place, admin1, country, sunrise, sunset, time, timezone
         case high, low, updatedAgo, source, status, stale, units
+        case warning, warningCount, warningLevel, rainSoon, rainSoonShort, air, aqi, aqiCategory, pm2_5, pm10, pollen
 
         func value(_ facts: ReportFacts) -> String? {
             let report = facts.report
@@ -173,7 +177,7 @@ public struct Template: Sendable, Hashable {
             case .precipitation: return facts.precipitationText
             case .precipitationProbability: return facts.precipitationProbabilityText
             case .pressure: return facts.pressureText
-            case .uvIndex: return nil  // the report carries no UV index (yet)
+            case .uvIndex: return facts.uvIndex.map { Format.number($0, places: 0) }
             case .place: return facts.placeName
             case .admin1: return report.place?.admin1
             case .country: return report.place?.country
@@ -188,6 +192,20 @@ public struct Template: Sendable, Hashable {
             case .status: return report.status.rawValue
             case .stale: return facts.staleMark
             case .units: return report.units.system
+            case .warning: return facts.topWarning.map { "⚠ " + facts.event($0) }
+            case .warningCount: return facts.warnings.isEmpty ? nil : String(facts.warnings.count)
+            case .warningLevel: return facts.topWarning.map { facts.phrases.severity($0.severity) }
+            case .rainSoon: return facts.nowcast?.text
+            case .rainSoonShort: return facts.rainShort
+            case .air: return facts.air?.text
+            case .aqi: return facts.air.map { String($0.aqi) }
+            case .aqiCategory:
+                return facts.air.map { air in
+                    AirQualityCategory(rawValue: air.category).map(facts.phrases.category) ?? air.category
+                }
+            case .pm2_5: return facts.air?.pm2_5.map { Format.number($0, places: 0) + " µg/m³" }
+            case .pm10: return facts.air?.pm10.map { Format.number($0, places: 0) + " µg/m³" }
+            case .pollen: return facts.pollenCounts.first.map { "\($0.name) \($0.grains)" }
             }
         }
     }

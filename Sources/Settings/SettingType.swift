@@ -158,6 +158,33 @@ extension SettingType {
             }, represent: { .date($0) })
     }
 
+    /// A time of day on a 24-hour clock, `"07:30"`.
+    static var timeOfDay: SettingType<TimeOfDay> {
+        let allowed = "a time of day such as \"07:30\" (24-hour clock), or \"\" for none"
+        return string().refined(allowed: allowed, documented: "a time such as \"07:30\"") { string in
+            guard let time = TimeOfDay(string) else {
+                return .failure(SettingsRefusal("\(TOMLText.quote(string)) is not a time of day", allowed: allowed))
+            }
+            return .success(time)
+        } represent: {
+            .string($0.description)
+        }
+    }
+
+    /// A daily span of the clock, `"22:00-07:00"`, which may run past midnight.
+    static var dailyPeriod: SettingType<DailyPeriod> {
+        let allowed = "two times of day such as \"22:00-07:00\" (24-hour clock, not the same), or \"\" for none"
+        return string().refined(allowed: allowed, documented: "a span such as \"22:00-07:00\"") { string in
+            guard let period = DailyPeriod(string) else {
+                return .failure(
+                    SettingsRefusal("\(TOMLText.quote(string)) is not a span of the day", allowed: allowed))
+            }
+            return .success(period)
+        } represent: {
+            .string($0.description)
+        }
+    }
+
     /// This type, with "" meaning "none" (`nil`): `static_file = ""` turns the static file off.
     var emptyMeansNone: SettingType<Value?> {
         let accept = self.accept

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The shape mirrors the file: `units`, `refresh_minutes`, `[location]` with `[location.pin]`,
 /// `[location.gpsd]` and `[location.ip]`, `[providers]` with a table per weather service, `[output]`
-/// with any number of `[[output.files]]`, `[display]`, `[history]` and any number of `[[cities]]`.
+/// with any number of `[[output.files]]`, `[display]`, `[history]`, `[warnings]` with a table per
+/// warning service, `[nowcast]`, `[air]`, `[notifications]` and any number of `[[cities]]`.
 /// Build one with ``defaults(environment:isSystemService:userID:)``,
 /// ``load(from:environment:isSystemService:)`` or ``decode(_:path:defaults:)``.
 ///
@@ -29,6 +30,14 @@ public struct Settings: Sendable, Hashable {
     public var history = History()
     /// `[[cities]]`: the places the user follows, in the file's order; no two share an id.
     public var cities: [City] = []
+    /// `[warnings]`: official weather warnings.
+    public var warnings = Warnings()
+    /// `[nowcast]`: rain soon.
+    public var nowcast = Nowcast()
+    /// `[air]`: air quality, UV and pollen.
+    public var air = Air()
+    /// `[notifications]`: desktop notifications, off by default.
+    public var notifications = Notifications()
     /// Where the daemon keeps state between runs (the last forecast, the last place).
     ///
     /// Not a key of the file yet: `$XDG_STATE_HOME/forecastd` (`~/.local/state/forecastd` when unset),

@@ -4,7 +4,8 @@ import Foundation
 /// lists them.
 ///
 /// Each table is declared next to the struct that holds its values (`Settings.swift` for the root
-/// keys, `LocationSettings.swift`, `ProviderSettings.swift`, `OutputSettings.swift`, `Cities.swift`);
+/// keys, `LocationSettings.swift`, `ProviderSettings.swift`, `OutputSettings.swift`, `AlertSettings.swift`,
+/// `NotificationSettings.swift`, `Cities.swift`);
 /// this file lists them and answers questions about them. A key is one ``SettingsKey`` row; the rules
 /// that involve several keys (the pin, the API key's sources, hot above cold, the `[[tables]]`) are
 /// the functions of `SettingsRules.swift`.
@@ -40,6 +41,8 @@ package enum SettingsTable {
         Settings.locationTable, Settings.pinTable, Settings.gpsdTable, Settings.ipTable,
         Settings.providersTable, Settings.openMeteoTable, Settings.metNorwayTable, Settings.openWeatherMapTable,
         Settings.outputTable, Settings.statusFilesTable, Settings.displayTable, Settings.historyTable,
+        Settings.warningsTable, Settings.nwsTable, Settings.metNorwayWarningsTable, Settings.brightSkyTable,
+        Settings.meteoalarmTable, Settings.nowcastTable, Settings.airTable, Settings.notificationsTable,
         Settings.citiesTable,
     ]
 

@@ -19,7 +19,8 @@ let documentedInTestEnvironment: String = {
 func settingsText(
     gpsdPort: Int?, openMeteoURL: URL, pin: (Double, Double, String?)? = nil, mode: String = "auto",
     units: String = "metric", output: (statusFile: String, socket: String)? = nil,
-    staticFile: String = "", ipServices: [(name: String, url: URL)] = [], metNorwayURL: URL? = nil
+    staticFile: String = "", ipServices: [(name: String, url: URL)] = [], metNorwayURL: URL? = nil,
+    alerts: String? = nil
 ) -> String {
     // A test must never read the machine's /etc/geolocation or ask a real IP geolocation service:
     // both are off unless the test names its own.
@@ -77,6 +78,16 @@ func settingsText(
             """
         if let name = pin.2 { text += "name = \"\(name)\"\n" }
     }
+    // Warnings and the air only on the replay server, where a test names them: never a real service.
+    text += alerts ?? """
+
+        [warnings]
+        enabled = false
+
+        [air]
+        enabled = false
+
+        """
     if let output {
         text += """
 

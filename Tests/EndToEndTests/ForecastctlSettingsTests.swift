@@ -194,7 +194,8 @@ struct ForecastctlSettingsTests {
             (
                 ["set", "colour", "red"], 64,
                 "forecastctl: colour is not a settings key "
-                    + "(allowed: units, refresh_minutes, location.…, providers.…, output.…, display.…, history.…)\n"
+                    + "(allowed: units, refresh_minutes, location.…, providers.…, output.…, display.…, history.…, "
+                    + "warnings.…, nowcast.…, air.…, notifications.…)\n"
             ),
             (
                 ["set", "units"], 64,

@@ -43,6 +43,12 @@ struct SystemdMachineTests {
         url = "http://127.0.0.1:\(replayPort)/forecast.json"
         timeout_seconds = 5
 
+        [warnings]
+        enabled = false
+
+        [air]
+        enabled = false
+
         """
     }
 

@@ -93,7 +93,8 @@ struct HostileFileTests {
         #expect(shown.count == 101)
         #expect(
             shown.first
-                == "\(settingsPath):1:1: k0: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, cities)"
+                == "\(settingsPath):1:1: k0: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, "
+                    + "warnings, nowcast, air, notifications, cities)"
         )
         #expect(shown.last?.hasPrefix("\(settingsPath): ") == true)
         #expect(shown.last?.hasSuffix(" more problems not shown") == true)

@@ -94,7 +94,8 @@ struct ValidationTests {
         #expect(
             problems(in: "units = \"metric\"\ncolour = \"red\"\n")
                 == [
-                    "\(p):2:1: colour: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, cities)"
+                    "\(p):2:1: colour: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, "
+                    + "warnings, nowcast, air, notifications, cities)"
                 ])
     }
 

@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import Control
+import DesktopNotifications
+import Foundation
+import Notifications
+import ServiceLifecycle
+import Warnings
+import WeatherProviders
+
+// The warnings, the air and the notifications as the daemon runs them: built here, so that
+// `Daemon.runServices` only appends them.
+extension Daemon {
+    /// The alert service (warnings and air) and the notification service, on `httpClient`.
+    func alertServices(state: ForecastState, httpClient: HTTPClient) -> [any Service] {
+        let logger = self.logger
+        let areas = Self.meteoAlarmAreasFile()
+        if areas == nil {
+            logger.notice(
+                "MeteoAlarm's region shapes were not found; its warnings named only by region code stay unplaced.",
+                metadata: ["file": "\(MeteoAlarmAreas.fileName)"])
+        }
+        let stateDirectory = settings.stateDirectory
+        return [
+            AlertService(
+                state: state, logger: logger,
+                makeWarningSource: { configuration, country in
+                    let context = WarningSourceContext(
+                        httpClient: httpClient,
+                        userAgent: UserAgent.make(
+                            version: ForecastdVersion.current, contact: configuration.providers.metNorway.contact),
+                        coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger)
+                    return configuration.warningSource(forCountry: country, context: context, meteoAlarmAreas: areas)
+                },
+                makeAirService: { configuration in
+                    configuration.airQualityProvider(httpClient: httpClient, userAgent: Self.userAgent, logger: logger)
+                        .map { provider in
+                            AirQualityService(
+                                provider: provider, coordinatePrecision: configuration.providers.coordinatePrecision,
+                                logger: logger)
+                        }
+                }),
+            NotificationService(state: state, isSystemService: isSystemService, logger: logger) { preferences in
+                Notifier(
+                    client: NotificationClient(applicationName: "forecastd"), stateDirectory: stateDirectory,
+                    preferences: preferences, opener: DesktopPortal(), logger: logger)
+            },
+        ]
+    }
+
+    /// The shipped `meteoalarm-areas.jsonl`, found as the gazetteer is: in the resource bundle beside the
+    /// executable, under `../share/forecastd`, `/usr/local/share/forecastd`, `/usr/share/forecastd`, or the
+    /// source tree of a development build. nil when none is there.
+    static func meteoAlarmAreasFile() -> URL? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        let directory = executable.deletingLastPathComponent()
+        let candidates = [
+            directory.appendingPathComponent(MeteoAlarmAreas.resourceBundleName)
+                .appendingPathComponent(MeteoAlarmAreas.fileName),
+            directory.deletingLastPathComponent().appendingPathComponent("share/forecastd")
+                .appendingPathComponent(MeteoAlarmAreas.fileName),
+            URL(fileURLWithPath: "/usr/local/share/forecastd").appendingPathComponent(MeteoAlarmAreas.fileName),
+            URL(fileURLWithPath: "/usr/share/forecastd").appendingPathComponent(MeteoAlarmAreas.fileName),
+            MeteoAlarmAreas.sourceTreeURL,
+        ]
+        return candidates.first { FileManager.default.isReadableFile(atPath: $0.path) }
+    }
+}

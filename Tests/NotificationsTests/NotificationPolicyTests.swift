@@ -1,0 +1,174 @@
+import ForecastModel
+import Foundation
+import Logging
+import Notifications
+import Testing
+
+/// The rules of what is notified, without a bus: a warning once per id, again only when upgraded, taken
+/// away when it goes; rain once per episode within the lead time; quiet hours; nothing twice after a restart.
+@Suite("Notification policy")
+struct NotificationPolicyTests {
+    static let now = Timestamps.parseUTC("2026-03-06T10:00:00Z")!
+
+    static func warning(
+        _ identifier: String, severity: WarningSeverity, references: [CAPReference] = [], expiresIn hours: Double = 6
+    ) -> WeatherWarning {
+        WeatherWarning(
+            source: "bright-sky", event: "frost", severity: severity, onset: now.addingTimeInterval(-3600),
+            expires: now.addingTimeInterval(hours * 3600), headline: "Official WARNING of FROST",
+            area: "Berlin - Mitte", sent: now.addingTimeInterval(-3600 + Double(references.count) * 60),
+            identifier: identifier, references: references, messageType: references.isEmpty ? .alert : .update)
+    }
+
+    static func report(warnings: [WeatherWarning]?, nowcast: ReportNowcast? = nil) -> Report {
+        var report = Report(
+            updatedAt: Timestamps.rfc3339(now), stale: false, ageSeconds: 0, status: .ok, location: nil,
+            place: nil, units: ReportUnits(.metric), current: nil, hourly: [], daily: [], provider: nil, errors: [])
+        report.warnings = warnings
+        report.nowcast = nowcast
+        return report
+    }
+
+    static func rain(startingIn minutes: Double) -> ReportNowcast {
+        let start = now.addingTimeInterval(minutes * 60)
+        return ReportNowcast(
+            Nowcast(
+                kind: .rain, isOngoing: false, startsAt: start, stopsAt: start.addingTimeInterval(3600),
+                knownUntil: now.addingTimeInterval(7200), intensity: .moderate, peakRate: 3, probability: 80,
+                interpolated: false),
+            now: now, utcOffsetSeconds: 3600, timeZone: TimeZone(secondsFromGMT: 3600)!)
+    }
+
+    /// Plans at `now` and records every decision as the notifier does once it went out.
+    static func step(
+        _ policy: NotificationPolicy, _ report: Report, _ ledger: inout NotificationLedger, at now: Date = now
+    )
+        -> NotificationPolicy.Plan
+    {
+        let plan = policy.plan(report, now: now, ledger: ledger)
+        ledger = plan.ledger
+        for decision in plan.decisions { ledger.record(decision, at: now) }
+        return plan
+    }
+
+    let utc = TimeZone(identifier: "UTC")!
+
+    @Test("A warning at the minimum is notified once; a later update of the same severity is not")
+    func onceForAWarning() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .moderate), timeZone: utc)
+        var ledger = NotificationLedger()
+        let first = Self.warning("dwd-1", severity: .moderate)
+        let plan = Self.step(policy, Self.report(warnings: [first]), &ledger)
+        #expect(plan.decisions.map(\.subject) == [.warning(first.id)])
+        #expect(plan.decisions.first?.notification?.summary == "Frost (moderate)")
+        #expect(Self.step(policy, Self.report(warnings: [first]), &ledger).decisions.isEmpty)
+
+        let update = Self.warning(
+            "dwd-2", severity: .moderate, references: [CAPReference(sender: nil, identifier: "dwd-1", sent: nil)])
+        #expect(update.id == first.id)
+        #expect(Self.step(policy, Self.report(warnings: [update]), &ledger).decisions.isEmpty)
+    }
+
+    @Test("An upgrade is notified again, replacing the first; a warning that goes is taken away")
+    func upgradeAndWithdraw() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .moderate), timeZone: utc)
+        var ledger = NotificationLedger()
+        let first = Self.warning("dwd-1", severity: .moderate)
+        _ = Self.step(policy, Self.report(warnings: [first]), &ledger)
+        let upgraded = Self.warning(
+            "dwd-2", severity: .severe, references: [CAPReference(sender: nil, identifier: "dwd-1", sent: nil)])
+        let plan = Self.step(policy, Self.report(warnings: [upgraded]), &ledger)
+        #expect(plan.decisions.count == 1)
+        guard case .warning(_, let notification, let upgrade)? = plan.decisions.first else {
+            Issue.record("expected a warning decision, got \(plan.decisions)")
+            return
+        }
+        #expect(upgrade)
+        #expect(notification.summary == "Frost, now severe")
+
+        let gone = Self.step(policy, Self.report(warnings: []), &ledger)
+        #expect(gone.decisions == [.withdraw(.warning(first.id))])
+        // Sources not answering (no `warnings`) take nothing away.
+        #expect(Self.step(policy, Self.report(warnings: nil), &ledger).decisions.isEmpty)
+    }
+
+    @Test("Below the minimum severity nothing is sent")
+    func belowMinimum() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .severe), timeZone: utc)
+        var ledger = NotificationLedger()
+        #expect(
+            Self.step(policy, Self.report(warnings: [Self.warning("a", severity: .moderate)]), &ledger).decisions
+                .isEmpty)
+    }
+
+    @Test("Quiet hours hold all but extreme warnings, and the plan wakes at their end")
+    func quietHours() {
+        let quiet = DailyPeriod("09:00-11:00")!
+        let policy = NotificationPolicy(
+            preferences: NotificationPreferences(minimumSeverity: .moderate, quietHours: quiet), timeZone: utc)
+        var ledger = NotificationLedger()
+        let moderate = Self.warning("a", severity: .moderate)
+        let extreme = Self.warning("b", severity: .extreme)
+        let plan = Self.step(policy, Self.report(warnings: [extreme, moderate]), &ledger)
+        #expect(plan.decisions.map(\.subject) == [.warning(extreme.id)])
+        #expect(plan.nextCheck == Timestamps.parseUTC("2026-03-06T11:00:00Z"))
+        let after = Self.step(
+            policy, Self.report(warnings: [extreme, moderate]), &ledger,
+            at: Timestamps.parseUTC("2026-03-06T11:00:00Z")!)
+        #expect(after.decisions.map(\.subject) == [.warning(moderate.id)])
+    }
+
+    @Test("Rain is notified once per episode, within the lead time, and the plan wakes when it enters it")
+    func rainSoon() {
+        let policy = NotificationPolicy(
+            preferences: NotificationPreferences(rainSoon: true, rainLead: 30 * 60), timeZone: utc)
+        var ledger = NotificationLedger()
+        let far = Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 60)), &ledger)
+        #expect(far.decisions.isEmpty)
+        #expect(far.nextCheck == Self.now.addingTimeInterval(30 * 60))
+
+        let soon = Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 20)), &ledger)
+        #expect(soon.decisions.count == 1)
+        #expect(soon.decisions.first?.notification?.summary.hasPrefix("Rain in 20 min (moderate)") == true)
+        // The next refresh moves the start by a quarter hour: the same episode, nothing new.
+        #expect(
+            Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 5)), &ledger).decisions.isEmpty)
+    }
+
+    @Test("Switched off, rain is never notified")
+    func rainOff() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(rainSoon: false), timeZone: utc)
+        var ledger = NotificationLedger()
+        #expect(
+            Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 10)), &ledger).decisions.isEmpty
+        )
+    }
+
+    @Test("What was notified survives a restart through the state directory: nothing is sent twice")
+    func ledgerSurvivesRestart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = NotificationStore(directory: directory.path, logger: Logger(label: "test"))
+        let policy = NotificationPolicy(preferences: NotificationPreferences(), timeZone: utc)
+        var ledger = store.load()
+        let report = Self.report(warnings: [Self.warning("a", severity: .severe)], nowcast: Self.rain(startingIn: 10))
+        #expect(Self.step(policy, report, &ledger).decisions.count == 2)
+        try store.save(ledger)
+
+        var restarted = NotificationStore(directory: directory.path, logger: Logger(label: "test")).load()
+        #expect(restarted == ledger)
+        #expect(Self.step(policy, report, &restarted).decisions.isEmpty)
+    }
+
+    @Test("A damaged record is set aside and an empty one used")
+    func damagedLedger() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("{\"version\":1,\"warn".utf8).write(to: directory.appendingPathComponent(NotificationStore.fileName))
+        let store = NotificationStore(directory: directory.path, logger: Logger(label: "test"))
+        #expect(store.load() == NotificationLedger())
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.contains { $0.hasPrefix(NotificationStore.fileName + ".corrupt-") })
+    }
+}
