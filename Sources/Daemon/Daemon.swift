@@ -148,8 +148,7 @@ public struct Daemon: Sendable {
         var socketOptions = SocketService.Options()
         socketOptions.maxClients = settings.output.maxClients
         socketOptions.group = settings.output.socketGroup
-        socketOptions.hotCelsius = settings.display.hotCelsius
-        socketOptions.coldCelsius = settings.display.coldCelsius
+        socketOptions.renderOptions = { [display = reloader.display] format in display.renderOptions(for: format) }
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
         socketOptions.changeSettings = { [explicitSettingsPath] request in
             await SocketSettingsChange.apply(
@@ -165,12 +164,7 @@ public struct Daemon: Sendable {
                 path: configuration.statusFile, state: state, logger: logger,
                 published: { startup.done(.reportPublished) }),
         ]
-        for file in settings.output.files {
-            parts.append(
-                StatusFileService(
-                    path: file.path, state: state, logger: logger,
-                    render: StatusFileService.renderer(for: file, display: settings.display)))
-        }
+        parts.append(StatusFilesService(state: state, logger: logger))
         parts += [
             SocketService(path: configuration.socketPath, state: state, logger: logger, options: socketOptions),
             SettingsService(reloader: reloader),

@@ -126,6 +126,10 @@ public actor ForecastState {
     /// The settings in force.
     public var currentConfiguration: DaemonConfiguration { configuration }
 
+    /// The report and the settings in force, read together: a renderer following both never pairs a
+    /// report with settings it was not published under.
+    public var reportAndConfiguration: (report: Report, configuration: DaemonConfiguration) { (report, configuration) }
+
     /// Applies new settings, redoing only what they change: units re-render the data held (no
     /// request); a moved pin, another mode or other provider settings refresh the forecast.
     public func apply(_ new: DaemonConfiguration) {

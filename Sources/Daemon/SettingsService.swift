@@ -1,7 +1,9 @@
 import ForecastModel
 import Foundation
 import Logging
+import Rendering
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 import Settings
 import Systemd
@@ -39,6 +41,31 @@ public enum ReloadOutcome: Sendable, Hashable {
     }
 }
 
+/// The `[display]` settings in force, for renderers that cannot wait on an actor: the socket renders
+/// each answer as it writes it. The reloader sets it; everyone else reads.
+public final class DisplaySettings: Sendable {
+    private let current: Mutex<Settings.Display>
+
+    public init(_ display: Settings.Display) {
+        current = Mutex(display)
+    }
+
+    public var value: Settings.Display { current.withLock { $0 } }
+
+    fileprivate func set(_ display: Settings.Display) {
+        current.withLock { $0 = display }
+    }
+
+    /// The render options of a bar format: the icon set (with "emoji", the setting's default, tmux
+    /// keeps its own width-safe default) and the hot and cold thresholds.
+    public func renderOptions(for format: OutputFormat) -> RenderOptions {
+        let display = value
+        return RenderOptions(
+            icons: format == .tmux && display.icons == .emoji ? nil : display.icons, hotCelsius: display.hotCelsius,
+            coldCelsius: display.coldCelsius)
+    }
+}
+
 /// Follows the settings file: notices edits within a second, on SIGHUP and on `reload` requests,
 /// and applies what changed. A bad edit keeps the last good settings running and is reported once.
 public actor SettingsReloader {
@@ -47,6 +74,8 @@ public actor SettingsReloader {
     private let state: ForecastState
     private let logger: Logger
     private var settings: Settings
+    /// `[display]` as it is in force.
+    public nonisolated let display: DisplaySettings
     private var sourcePath: String?
     private var signature: FileSignature?
     private var reportedProblems: [String] = []
@@ -66,6 +95,7 @@ public actor SettingsReloader {
         self.notifier = notifier
         self.settle = settle
         self.settings = initial
+        self.display = DisplaySettings(initial.display)
         self.sourcePath = sourcePath
         self.explicitPath = explicitPath
         self.isSystemService = isSystemService
@@ -196,6 +226,7 @@ public actor SettingsReloader {
         }
         reportedWaiting = waiting
         settings = SettingsTable.applicable(new, running: settings)
+        display.set(settings.display)
         guard !changed.isEmpty else {
             logger.debug("Settings read again; nothing changed.", metadata: ["path": "\(label)", "reason": "\(reason)"])
             return .unchanged(source: label, waitingForRestart: waiting)

@@ -116,6 +116,79 @@ struct LiveSettingsTests {
         try await server.shutdown()
     }
 
+    /// Writes `text` to `path` as editors that save safely do: a new file renamed over the old one.
+    func writeAndRename(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path + ".new"))
+        #expect(rename(path + ".new", path) == 0)
+    }
+
+    @Test("[display] thresholds and icons and [[output.files]] (added, changed, removed) apply on reload")
+    func liveDisplayAndFiles() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server)
+        defer { daemon.removeDirectory() }
+        let socketPath = daemon.socketPath
+        func waybar() async throws -> String {
+            try await onOwnThread {
+                try ControlClient(socketPath: socketPath).request(#"{"request":"report","format":"waybar"}"#)
+            }
+        }
+        func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        // 18.5 °C, partly cloudy: neither hot nor cold by default, emoji icons.
+        let before = try await waybar()
+        #expect(!before.contains(#""hot""#) && !before.contains("CLOUD"), "\(before)")
+
+        let kept = daemon.directory.path + "/bars/kept.json"
+        let removed = daemon.directory.path + "/bars/removed.txt"
+        let original = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try writeAndRename(
+            original + """
+
+                [display]
+                icons = "text"
+                hot_celsius = 15
+
+                [[output.files]]
+                path = "\(kept)"
+                format = "waybar"
+
+                [[output.files]]
+                path = "\(removed)"
+                format = "text"
+
+                """, to: daemon.configPath)
+        try await daemon.wait(for: "both status files, hot", timeout: .seconds(5)) {
+            contents(kept).contains(#""hot""#) && contents(removed).contains("°C")
+        }
+        let after = try await waybar()
+        #expect(after.contains(#""hot""#), "\(after)")
+        #expect(after.contains("CLOUD"), "the socket's formats use [display] icons: \(after)")
+        #expect(!daemon.log.contains("waiting for a restart"), "\(daemon.log)")
+
+        // One file removed, the other changed (icons), the units switched: the kept file follows, the
+        // removed one is no longer written.
+        try writeAndRename(
+            original.replacingOccurrences(of: #"units = "metric""#, with: #"units = "imperial""#) + """
+
+                [display]
+                hot_celsius = 15
+
+                [[output.files]]
+                path = "\(kept)"
+                format = "waybar"
+                icons = "text"
+
+                """, to: daemon.configPath)
+        try await daemon.wait(for: "the kept file in °F with text icons", timeout: .seconds(5)) {
+            contents(kept).contains("°F") && contents(kept).contains("CLOUD")
+        }
+        #expect(contents(removed).contains("°C") && !contents(removed).contains("°F"))
+        let last = try await waybar()
+        #expect(!last.contains("CLOUD"), "icons back to the default: \(last)")
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
     @Test("write-and-rename, a re-pointed symlink, SIGHUP and forecastctl reload all reach the daemon")
     func everyEditPath() async throws {
         let server = try await ReplayServer.start()
