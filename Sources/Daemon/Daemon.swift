@@ -104,10 +104,6 @@ public struct Daemon: Sendable {
     public func run() async throws {
         // Taken first, so the variables are gone before anything could start a child process.
         let passed = SocketActivation.take()
-        // Start-up code (argument parsing, settings, library initialisers) is done with: let only
-        // the code the running daemon uses stay resident.
-        let advised = ResidentText.trim()
-        logger.debug("Dropped start-up code from memory.", metadata: ["mappings": "\(advised)"])
         var httpConfiguration = HTTPClient.Configuration()
         // A refused connection means "offline" now, not after retrying until the request deadline.
         httpConfiguration.connectionPool.retryConnectionEstablishment = false

@@ -325,8 +325,6 @@ public actor ForecastState {
                 inputs.place = named?.place
                 inputs.locality = named?.locality
                 inputs.placeIsNear = named?.isNear ?? false
-                // Lookups are rare (on a real move); the data's pages need not stay resident between them.
-                places?.dropResidentPages()
             }
         } else if inputs.fix != nil {
             logger.warning("No source knows the position any more.", metadata: ["location.reason": "\(choice.reason)"])

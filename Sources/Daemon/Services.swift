@@ -113,12 +113,8 @@ public struct ForecastService: Service, CustomStringConvertible {
                         } catch {
                             await state.forecastFailed(error, for: target)
                         }
-                        // A fetch pulls in HTTP, TLS and JSON code that then sits idle for the refresh
-                        // interval: let it leave memory until the next fetch needs it.
-                        ResidentText.trim()
                     }
                     // Then the listed cities, one request each, only those whose forecast is due.
-                    var fetchedCities = false
                     while let city = await state.dueCityFetch(), !Task.isCancelled {
                         let provider = await currentChain()
                         do throws(ProviderError) {
@@ -127,9 +123,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         } catch {
                             await state.cityForecastFailed(error, id: city.id)
                         }
-                        fetchedCities = true
                     }
-                    if fetchedCities { ResidentText.trim() }
                 }
                 group.cancelAll()
             }
