@@ -1,4 +1,5 @@
 import ForecastModel
+import FileStore
 import Foundation
 import Logging
 import Rendering
@@ -66,13 +67,13 @@ public final class DisplaySettings: Sendable {
     }
 }
 
-/// Follows the settings file: notices edits within a second, on SIGHUP and on `reload` requests,
+/// Follows the settings file: notices edits as they happen (inotify), on SIGHUP and on `reload` requests,
 /// and applies what changed. A bad edit keeps the last good settings running and is reported once.
 public actor SettingsReloader {
     private let explicitPath: String?
     private let isSystemService: Bool
     private let state: ForecastState
-    private let logger: Logger
+    nonisolated let logger: Logger
     private var settings: Settings
     /// `[display]` as it is in force.
     public nonisolated let display: DisplaySettings
@@ -108,6 +109,13 @@ public actor SettingsReloader {
     /// file created by an edit on the socket must hold so that nothing but the edit changes.
     public var inEffect: (settings: Settings, defaults: Settings) {
         (settings, Settings.defaults(isSystemService: isSystemService))
+    }
+
+    /// Where a settings file is or may appear, in the order they are searched: what to watch.
+    nonisolated var watchedPaths: [String] {
+        if let explicitPath { return [explicitPath] }
+        if let named = ProcessInfo.processInfo.environment["FORECASTD_CONFIG"], !named.isEmpty { return [named] }
+        return [Settings.userConfigurationPath(), Settings.systemConfigurationPath]
     }
 
     /// Reloads if the file (or which file is found) changed since the last look.
@@ -268,17 +276,13 @@ struct FileSignature: Hashable {
     }
 }
 
-/// Runs the settings reloader: a look at the file every `pollInterval`, and a reload on SIGHUP.
-///
-/// Polling the file's status a few times a second costs nothing measurable and works for every
-/// editor and file system, where inotify misses symlinked files and editors that rename.
+/// Runs the settings reloader: a look at the file whenever inotify says something changed where a
+/// settings file is or may appear, and a reload on SIGHUP. Nothing is polled.
 public struct SettingsService: Service, CustomStringConvertible {
     let reloader: SettingsReloader
-    let pollInterval: Duration
 
-    public init(reloader: SettingsReloader, pollInterval: Duration = .milliseconds(250)) {
+    public init(reloader: SettingsReloader) {
         self.reloader = reloader
-        self.pollInterval = pollInterval
     }
 
     public var description: String { "SettingsService" }
@@ -291,8 +295,14 @@ public struct SettingsService: Service, CustomStringConvertible {
                         await reloader.reload(reason: "SIGHUP")
                     }
                 }
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: pollInterval)
+                guard let changes = FileWatcher.changes(of: reloader.watchedPaths) else {
+                    reloader.logger.warning(
+                        "Cannot watch the settings file (inotify is not available); edits apply on SIGHUP or `forecastctl reload`.")
+                    return
+                }
+                // A change between the start-up read and the first watch.
+                await reloader.checkForChanges()
+                for await _ in changes {
                     await reloader.checkForChanges()
                 }
                 group.cancelAll()
