@@ -63,17 +63,24 @@ XDG_RUNTIME_DIR="$work/run" XDG_STATE_HOME="$work/state" HOME="$work" "$BINARY" 
 daemon=$!
 pids+=("$daemon")
 
-switches() { cat /proc/"$daemon"/task/*/status | awk '/ctxt_switches/ {n += $2} END {print n}'; }
+# Per thread, so a thread that ends in the window takes none of the others' count with it.
+snapshot() {
+  for task in /proc/"$daemon"/task/*; do
+    echo "${task##*/} $(awk '/ctxt_switches/ {n += $2} END {print n}' "$task/status" 2>/dev/null || echo 0)"
+  done | sort
+}
 ticks() { awk '{print $14 + $15}' "/proc/$daemon/stat"; }
 sleep "$settle"
 grep -q '"current"' "$work/run/report.json" || { echo "no forecast in the report:"; cat "$work/forecastd.log"; exit 1; }
-before=$(switches)
+snapshot >"$work/before"
 cpu_before=$(ticks)
 sleep "$window"
-after=$(switches)
+snapshot >"$work/after"
 cpu_after=$(ticks)
+# Threads alive at both ends count their difference; threads started in the window count whole.
+switched=$(join -a 2 -e 0 -o 2.2,1.2 "$work/before" "$work/after" | awk '{n += $1 - $2} END {print n}')
 threads=$(ls /proc/"$daemon"/task | wc -l)
-awk -v s=$((after - before)) -v w="$window" -v c=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v t="$threads" \
+awk -v s="$switched" -v w="$window" -v c=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v t="$threads" \
   -v b="$BINARY" 'BEGIN {
   printf "%s, pinned, no readers, %d threads: %d wakeups in %d s = %.2f a second; CPU %.2f s = %.3f %% of a core\n",
     b, t, s, w, s / w, c / hz, 100 * c / hz / w
