@@ -44,6 +44,13 @@ public struct Daemon: Sendable {
     /// The User-Agent forecastd sends to every service.
     public static let userAgent = "forecastd/\(ForecastdVersion.current) (weather daemon for status bars)"
 
+    /// The oldest a provider's answer may be by its own time and still count as a forecast. Open-Meteo
+    /// stamps its current conditions to the quarter hour and MET Norway to the hour, and either may be
+    /// served from a cache for a while; an answer whose own time is more than a day old is a stale copy
+    /// or a wrong clock, and is that provider's failure (the next provider is asked, the last good
+    /// forecast stays). A day, not less: the recorded answers the tests replay keep their time of day.
+    static let maximumAnswerAge: TimeInterval = 86_400
+
     /// The weather services in the settings' order, behind one failover chain.
     static func providerChain(
         _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
@@ -69,7 +76,9 @@ public struct Daemon: Sendable {
                     httpClient: httpClient, timeout: settings.openWeatherMap.timeout, userAgent: userAgent, logger: logger)
             }
         }
-        return ProviderChain(providers: providers, coordinatePrecision: settings.coordinatePrecision, logger: logger)
+        return ProviderChain(
+            providers: providers, coordinatePrecision: settings.coordinatePrecision,
+            maximumAnswerAge: maximumAnswerAge, logger: logger)
     }
 
     /// The socket systemd passed that the daemon serves: the listening Unix stream socket (the
@@ -95,10 +104,6 @@ public struct Daemon: Sendable {
     public func run() async throws {
         // Taken first, so the variables are gone before anything could start a child process.
         let passed = SocketActivation.take()
-        // Start-up code (argument parsing, settings, library initialisers) is done with: let only
-        // the code the running daemon uses stay resident.
-        let advised = ResidentText.trim()
-        logger.debug("Dropped start-up code from memory.", metadata: ["mappings": "\(advised)"])
         var httpConfiguration = HTTPClient.Configuration()
         // A refused connection means "offline" now, not after retrying until the request deadline.
         httpConfiguration.connectionPool.retryConnectionEstablishment = false
@@ -139,8 +144,7 @@ public struct Daemon: Sendable {
         var socketOptions = SocketService.Options()
         socketOptions.maxClients = settings.output.maxClients
         socketOptions.group = settings.output.socketGroup
-        socketOptions.hotCelsius = settings.display.hotCelsius
-        socketOptions.coldCelsius = settings.display.coldCelsius
+        socketOptions.renderOptions = { [display = reloader.display] format in display.renderOptions(for: format) }
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
         socketOptions.changeSettings = { [explicitSettingsPath] request in
             await SocketSettingsChange.apply(
@@ -156,12 +160,7 @@ public struct Daemon: Sendable {
                 path: configuration.statusFile, state: state, logger: logger,
                 published: { startup.done(.reportPublished) }),
         ]
-        for file in settings.output.files {
-            parts.append(
-                StatusFileService(
-                    path: file.path, state: state, logger: logger,
-                    render: StatusFileService.renderer(for: file, display: settings.display)))
-        }
+        parts.append(StatusFilesService(state: state, logger: logger))
         parts += [
             SocketService(path: configuration.socketPath, state: state, logger: logger, options: socketOptions),
             SettingsService(reloader: reloader),

@@ -66,6 +66,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var air: Settings.Air? = Settings.Air()
     /// `[notifications]` for the `Notifier`; nil when `[notifications] enabled` is false (the default).
     public var notifications: NotificationPreferences?
+    /// `[display]`: icons and the hot and cold thresholds of bar formats.
+    public var display = Settings.Display()
+    /// `[[output.files]]`: status files in bar formats besides the JSON one.
+    public var statusFiles: [Settings.StatusFile] = []
 
     public init(
         units: UnitSystem, refreshInterval: TimeInterval, mode: LocationMode, pin: Pin?, gpsd: GPSDAddress?,
@@ -109,6 +113,8 @@ extension DaemonConfiguration {
             providers: settings.providers,
             statusFile: settings.output.statusFile,
             socketPath: settings.output.socket)
+        display = settings.display
+        statusFiles = settings.output.files
         namesCities = settings.location.naming == .city
         recentFixWindow = TimeInterval(settings.location.gpsd.recentFixMinutes * 60)
         staticFile = settings.location.staticFile

@@ -48,6 +48,9 @@ public actor ForecastState {
     private var failure: Failure?
     /// A refresh asked for by a user (`forecastctl refresh`): fetch now, whatever the interval.
     private var refreshForced = false
+    /// When a user's refresh last failed: a user may ask again after 10 s. Kept apart from
+    /// ``Failure/lastAttempt`` so that a user's refresh never moves the automatic retry later.
+    private var lastForcedFailure: Date?
     private var refreshWaiters: [CheckedContinuation<RefreshOutcome, Never>] = []
 
     // Listed cities, by id: their forecasts and failures, kept like "here"'s.
@@ -84,6 +87,12 @@ public actor ForecastState {
     private let refreshContinuation: AsyncStream<Void>.Continuation
     /// Yields whenever a forecast fetch may be due; the forecast service is its only consumer.
     public nonisolated let refreshRequests: AsyncStream<Void>
+
+    /// The one timer: set for the next moment a time-based judgement falls due (a fix no longer
+    /// fresh, the locating grace over, a refresh or retry due, a forecast turning stale), and set
+    /// again after every change. Nil until the forecast service starts keeping time.
+    private var timer: (due: Date, task: Task<Void, Never>)?
+    private var keepsTime = false
 
     private struct Failure {
         var error: ProviderError
@@ -126,6 +135,10 @@ public actor ForecastState {
 
     /// The settings in force.
     public var currentConfiguration: DaemonConfiguration { configuration }
+
+    /// The report and the settings in force, read together: a renderer following both never pairs a
+    /// report with settings it was not published under.
+    public var reportAndConfiguration: (report: Report, configuration: DaemonConfiguration) { (report, configuration) }
 
     /// Applies new settings, redoing only what they change: units re-render the data held (no
     /// request); a moved pin, another mode or other provider settings refresh the forecast.
@@ -316,9 +329,78 @@ public actor ForecastState {
     }
 
     /// Re-judges everything that depends on time: fix freshness, staleness, due refreshes.
-    /// Called once at start (a pin is usable before any source answers) and then periodically.
+    /// Called once at start (a pin is usable before any source answers) and by the timer.
     public func tick() {
         reevaluate()
+    }
+
+    // MARK: Time
+
+    /// Starts the timer: from now on every time-based judgement is redone when it falls due, and at no
+    /// other time. The forecast service starts it and stops it (``stopKeepingTime()``).
+    public func startKeepingTime() {
+        keepsTime = true
+        reevaluate()
+    }
+
+    /// Stops the timer, for shutdown.
+    public func stopKeepingTime() {
+        keepsTime = false
+        timer?.task.cancel()
+        timer = nil
+    }
+
+    /// Sets the timer for the next judgement due, unless it is set for that moment already.
+    private func scheduleNextJudgement() {
+        guard keepsTime else { return }
+        let now = clock()
+        let due = nextJudgement(after: now)
+        guard due != timer?.due else { return }
+        timer?.task.cancel()
+        timer = due.map { due in
+            let delay = max(0, due.timeIntervalSince(now))
+            return (
+                due,
+                Task { [weak self] in
+                    try? await Task.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
+                    guard !Task.isCancelled else { return }
+                    await self?.timerFired(due)
+                }
+            )
+        }
+    }
+
+    private func timerFired(_ due: Date) {
+        guard timer?.due == due else { return }
+        timer = nil
+        reevaluate()
+    }
+
+    /// The next moment after `now` when a judgement changes: a comparison such as "older than" flips
+    /// just after its limit, so each moment is a millisecond past it.
+    func nextJudgement(after now: Date) -> Date? {
+        var moments: [Date] = []
+        if inputs.locating { moments.append(startedAt.addingTimeInterval(locatingGrace)) }
+        if let fix = gpsdFix, configuration.gpsd != nil, configuration.mode == .auto {
+            moments.append(fix.receivedAt.addingTimeInterval(configuration.maxFixAge))
+            moments.append(fix.receivedAt.addingTimeInterval(configuration.maxFixAge + configuration.recentFixWindow))
+        }
+        if let failure {
+            moments.append(failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)))
+        } else if let forecast = inputs.forecast, forecastRequestedFor != nil {
+            moments.append(forecast.fetchedAt.addingTimeInterval(configuration.refreshInterval))
+        }
+        if let forecast = inputs.forecast { moments.append(forecast.fetchedAt.addingTimeInterval(inputs.staleAfter)) }
+        for state in cityStates.values {
+            if let failure = state.failure {
+                moments.append(failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)))
+            }
+            if let forecast = state.forecast {
+                moments.append(forecast.fetchedAt.addingTimeInterval(configuration.refreshInterval))
+                moments.append(forecast.fetchedAt.addingTimeInterval(inputs.staleAfter))
+            }
+        }
+        return moments.map { $0.addingTimeInterval(0.001) }.filter { $0 > now }.min()
     }
 
     private func reevaluate() {
@@ -347,8 +429,6 @@ public actor ForecastState {
                 inputs.place = named?.place
                 inputs.locality = named?.locality
                 inputs.placeIsNear = named?.isNear ?? false
-                // Lookups are rare (on a real move); the data's pages need not stay resident between them.
-                places?.dropResidentPages()
             }
         } else if inputs.fix != nil {
             logger.warning("No source knows the position any more.", metadata: ["location.reason": "\(choice.reason)"])
@@ -569,7 +649,9 @@ public actor ForecastState {
         guard inputs.fix != nil else {
             return RefreshOutcome(ok: false, message: "no position to fetch a forecast for")
         }
-        if let failure, clock().timeIntervalSince(failure.lastAttempt) < 10 {
+        if let failure, let attempt = [failure.lastAttempt, lastForcedFailure].compactMap({ $0 }).max(),
+            clock().timeIntervalSince(attempt) < 10
+        {
             // Say when the next attempt comes (a provider's Retry-After included): "moments ago" alone
             // does not tell the user how long to wait.
             let next = Timestamps.rfc3339(failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)))
@@ -581,6 +663,9 @@ public actor ForecastState {
         refreshContinuation.yield()
         return await withCheckedContinuation { refreshWaiters.append($0) }
     }
+
+    /// Whether a user's refresh waits for the forecast service (for tests that play its part).
+    public var refreshRequestsPending: Bool { !refreshWaiters.isEmpty }
 
     private func finishRefreshWaiters(_ outcome: RefreshOutcome) {
         let waiters = refreshWaiters
@@ -613,6 +698,7 @@ public actor ForecastState {
                 "location.longitude": "\(coordinate.longitude)",
             ])
         failure = nil
+        lastForcedFailure = nil
         inputs.forecast = forecast
         inputs.fromSavedState = false
         forecastRequestedFor = coordinate
@@ -623,9 +709,17 @@ public actor ForecastState {
     }
 
     /// Records a failed fetch; the last good forecast stays, marked stale.
-    public func forecastFailed(_ error: ProviderError, for coordinate: Coordinate) {
+    ///
+    /// - Parameter forced: the fetch was a user's refresh. It says what went wrong, but never moves
+    ///   the automatic retry later: asking during a provider's Retry-After must not extend it.
+    public func forecastFailed(_ error: ProviderError, for coordinate: Coordinate, forced: Bool = false) {
         let now = clock()
-        if var failure {
+        if forced, failure != nil {
+            // The failure that set the automatic retry stays as it is, timing and all; the user is
+            // told what this try met in the refresh's answer.
+            lastForcedFailure = now
+            logger.debug("A refresh a user asked for failed.", metadata: ["error": "\(error)"])
+        } else if var failure {
             failure.attempts += 1
             failure.lastAttempt = now
             failure.error = error
@@ -672,6 +766,8 @@ public actor ForecastState {
     }
 
     private func publishIfChanged(now: Date, force: Bool = false) {
+        // Whatever changed may have moved the next judgement.
+        defer { scheduleNextJudgement() }
         let cityInputs = self.cityInputs
         let cityStaleness = cityInputs.map { $0.isStale(now: now) }
         guard

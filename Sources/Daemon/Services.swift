@@ -60,36 +60,26 @@ public struct LocationService: Service, CustomStringConvertible {
     }
 }
 
-/// Keeps the forecast fresh: fetches when the state says one is due, and ticks the state so
-/// time-dependent judgements (fix age, staleness) are redone.
+/// Keeps the forecast fresh: fetches when the state says one is due. The state's own timer redoes
+/// each time-dependent judgement (fix age, staleness, refresh and retry due) when it falls due; this
+/// service starts and stops that timer.
 public struct ForecastService: Service, CustomStringConvertible {
     let state: ForecastState
     let makeProvider: @Sendable (DaemonConfiguration) -> ProviderChain
-    let tickInterval: Duration
 
     /// `makeProvider` builds the provider chain for the settings in force; it is called again only
     /// when they change, so the providers' own caches and backoff last.
-    public init(
-        state: ForecastState, tickInterval: Duration = .seconds(5),
-        makeProvider: @escaping @Sendable (DaemonConfiguration) -> ProviderChain
-    ) {
+    public init(state: ForecastState, makeProvider: @escaping @Sendable (DaemonConfiguration) -> ProviderChain) {
         self.state = state
         self.makeProvider = makeProvider
-        self.tickInterval = tickInterval
     }
 
     public var description: String { "ForecastService" }
 
     public func run() async {
         await cancelWhenGracefulShutdown {
+            await state.startKeepingTime()
             await withDiscardingTaskGroup { group in
-                group.addTask {
-                    await state.tick()
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: tickInterval)
-                        await state.tick()
-                    }
-                }
                 var built: (providers: Settings.Providers, chain: ProviderChain)?
                 /// The chain for the settings in force, rebuilt only when they change.
                 func currentChain() async -> ProviderChain {
@@ -111,14 +101,10 @@ public struct ForecastService: Service, CustomStringConvertible {
                             let forecast = try await provider.forecast(for: target)
                             await state.forecastSucceeded(forecast, for: target)
                         } catch {
-                            await state.forecastFailed(error, for: target)
+                            await state.forecastFailed(error, for: target, forced: forced)
                         }
-                        // A fetch pulls in HTTP, TLS and JSON code that then sits idle for the refresh
-                        // interval: let it leave memory until the next fetch needs it.
-                        ResidentText.trim()
                     }
                     // Then the listed cities, one request each, only those whose forecast is due.
-                    var fetchedCities = false
                     while let city = await state.dueCityFetch(), !Task.isCancelled {
                         let provider = await currentChain()
                         do throws(ProviderError) {
@@ -127,12 +113,11 @@ public struct ForecastService: Service, CustomStringConvertible {
                         } catch {
                             await state.cityForecastFailed(error, id: city.id)
                         }
-                        fetchedCities = true
                     }
-                    if fetchedCities { ResidentText.trim() }
                 }
                 group.cancelAll()
             }
+            await state.stopKeepingTime()
         }
     }
 }

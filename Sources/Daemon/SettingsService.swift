@@ -1,7 +1,10 @@
 import ForecastModel
+import FileStore
 import Foundation
 import Logging
+import Rendering
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 import Settings
 import Systemd
@@ -19,6 +22,9 @@ public enum ReloadOutcome: Sendable, Hashable {
     case unchanged(source: String, waitingForRestart: [String])
     /// The file has problems; the last good settings stay in force.
     case invalid(problems: [String])
+    /// The file kept changing while it was read (an editor still saving): nothing was applied; it is
+    /// read again when it next changes.
+    case unsettled(source: String)
 
     /// One line for people.
     public var summary: String {
@@ -27,6 +33,7 @@ public enum ReloadOutcome: Sendable, Hashable {
             "reloaded \(source): changed \(changed.joined(separator: ", "))" + Self.restartNote(waiting)
         case .unchanged(let source, let waiting): "reloaded \(source): nothing changed" + Self.restartNote(waiting)
         case .invalid(let problems): "the settings file has errors; the last good settings stay in force:\n" + problems.joined(separator: "\n")
+        case .unsettled(let source): "\(source) is being written; it is read again once it holds still"
         }
     }
 
@@ -35,28 +42,61 @@ public enum ReloadOutcome: Sendable, Hashable {
     }
 }
 
-/// Follows the settings file: notices edits within a second, on SIGHUP and on `reload` requests,
+/// The `[display]` settings in force, for renderers that cannot wait on an actor: the socket renders
+/// each answer as it writes it. The reloader sets it; everyone else reads.
+public final class DisplaySettings: Sendable {
+    private let current: Mutex<Settings.Display>
+
+    public init(_ display: Settings.Display) {
+        current = Mutex(display)
+    }
+
+    public var value: Settings.Display { current.withLock { $0 } }
+
+    fileprivate func set(_ display: Settings.Display) {
+        current.withLock { $0 = display }
+    }
+
+    /// The render options of a bar format: the icon set (with "emoji", the setting's default, tmux
+    /// keeps its own width-safe default) and the hot and cold thresholds.
+    public func renderOptions(for format: OutputFormat) -> RenderOptions {
+        let display = value
+        return RenderOptions(
+            icons: format == .tmux && display.icons == .emoji ? nil : display.icons, hotCelsius: display.hotCelsius,
+            coldCelsius: display.coldCelsius)
+    }
+}
+
+/// Follows the settings file: notices edits as they happen (inotify), on SIGHUP and on `reload` requests,
 /// and applies what changed. A bad edit keeps the last good settings running and is reported once.
 public actor SettingsReloader {
     private let explicitPath: String?
     private let isSystemService: Bool
     private let state: ForecastState
-    private let logger: Logger
+    nonisolated let logger: Logger
     private var settings: Settings
+    /// `[display]` as it is in force.
+    public nonisolated let display: DisplaySettings
     private var sourcePath: String?
     private var signature: FileSignature?
     private var reportedProblems: [String] = []
     private var reportedWaiting: [String] = []
-    private var pendingEmpty = false
+    /// How long a settings file must hold still between two reads to count as saved: an editor that
+    /// saves in place truncates the file, then writes it, and what is read in between is no settings.
+    private let settle: Duration
+    /// Reads of a changing file before the reloader leaves it until its next change.
+    private static let settleReads = 10
     /// Told when a reload begins and ends (`RELOADING=1` … `READY=1`).
     private let notifier: SystemdNotifier?
 
     public init(
         initial: Settings, sourcePath: String?, explicitPath: String?, isSystemService: Bool, state: ForecastState,
-        logger: Logger, notifier: SystemdNotifier? = nil
+        logger: Logger, notifier: SystemdNotifier? = nil, settle: Duration = .milliseconds(50)
     ) {
         self.notifier = notifier
+        self.settle = settle
         self.settings = initial
+        self.display = DisplaySettings(initial.display)
         self.sourcePath = sourcePath
         self.explicitPath = explicitPath
         self.isSystemService = isSystemService
@@ -71,28 +111,19 @@ public actor SettingsReloader {
         (settings, Settings.defaults(isSystemService: isSystemService))
     }
 
+    /// Where a settings file is or may appear, in the order they are searched: what to watch.
+    nonisolated var watchedPaths: [String] {
+        if let explicitPath { return [explicitPath] }
+        if let named = ProcessInfo.processInfo.environment["FORECASTD_CONFIG"], !named.isEmpty { return [named] }
+        return [Settings.userConfigurationPath(), Settings.systemConfigurationPath]
+    }
+
     /// Reloads if the file (or which file is found) changed since the last look.
     public func checkForChanges() async {
         let located = try? Settings.locate(explicit: explicitPath)
         let path = located?.path
         let current = FileSignature(path: path)
         guard path != sourcePath || current != signature else { return }
-        // An editor that writes in place truncates first: an empty file that just appeared is most
-        // likely half written (and would mean "all defaults"). Wait for the next look; an empty
-        // file that stays empty is taken as it is.
-        if current.exists, current.size == 0, !pendingEmpty {
-            pendingEmpty = true
-            return
-        }
-        pendingEmpty = false
-        // An editor writing in place may not be done yet: wait until the file holds still.
-        var settled = current
-        for _ in 0..<10 {
-            try? await Task.sleep(for: .milliseconds(60))
-            let again = FileSignature(path: path)
-            if again == settled { break }
-            settled = again
-        }
         _ = await reload(reason: "the settings file changed")
     }
 
@@ -109,10 +140,26 @@ public actor SettingsReloader {
     private func readAndApply(reason: String) async -> ReloadOutcome {
         let source: SettingsSource
         let new: Settings
-        do {
+        do throws(SettingsError) {
             source = try Settings.locate(explicit: explicitPath)
             signature = FileSignature(path: source.path)
-            new = try Settings.load(source, isSystemService: isSystemService)
+            guard let path = source.path else {
+                return await apply(Settings.defaults(isSystemService: isSystemService), from: source, reason: reason)
+            }
+            switch try await settledText(of: path) {
+            case .text(let text):
+                new = try Settings.decode(text, path: path, defaults: Settings.defaults(isSystemService: isSystemService))
+            case .changing:
+                logger.debug("The settings file is still being written; reading it when it holds still.", metadata: ["path": "\(path)"])
+                return .unsettled(source: path)
+            case .empty:
+                // A file that exists is never the defaults: emptied by mistake or by a save still under
+                // way, it must not cost the user their pin, providers and opt-outs.
+                throw SettingsError(
+                    SettingsProblem(
+                        path: path,
+                        message: "is empty; the last good settings stay in force (delete the file to run on the built-in defaults)"))
+            }
         } catch {
             signature = FileSignature(path: (try? Settings.locate(explicit: explicitPath))?.path)
             let problems = error.problems.map(\.description)
@@ -126,7 +173,45 @@ public actor SettingsReloader {
             await state.setConfigurationProblems(problems.map { ReportError(kind: .config, message: $0) })
             return .invalid(problems: problems)
         }
+        return await apply(new, from: source, reason: reason)
+    }
 
+    /// What a read of the settings file found once it held still (or did not).
+    private enum SettledRead {
+        case text(String)
+        /// The file holds nothing (zero bytes, or only white space).
+        case empty
+        /// It changed between every two reads.
+        case changing
+    }
+
+    /// Reads the file until two reads ``settle`` apart agree, and the file was not touched between
+    /// them: what an editor saving in place leaves between truncating and writing is never taken for
+    /// the file, even when two reads happen to meet it empty.
+    private func settledText(of path: String) async throws(SettingsError) -> SettledRead {
+        func read() -> (signature: FileSignature, text: Result<String, SettingsError>) {
+            let signature = FileSignature(path: path)
+            return (signature, Result { () throws(SettingsError) in try Settings.readSettingsFile(path) })
+        }
+        var last = read()
+        for _ in 0..<Self.settleReads {
+            try? await Task.sleep(for: settle)
+            let again = read()
+            defer { last = again }
+            guard again.signature == last.signature else { continue }
+            switch (last.text, again.text) {
+            case (.success(let before), .success(let text)) where before == text:
+                return text.allSatisfy(\.isWhitespace) ? .empty : .text(text)
+            case (.failure(let before), .failure(let error)) where before.problems == error.problems:
+                throw error
+            default:
+                continue
+            }
+        }
+        return .changing
+    }
+
+    private func apply(_ new: Settings, from source: SettingsSource, reason: String) async -> ReloadOutcome {
         let label = source.path ?? "built-in defaults"
         if source.path == nil, sourcePath != nil {
             logger.notice("The settings file is gone; using the built-in defaults.", metadata: ["was": "\(sourcePath!)"])
@@ -149,6 +234,7 @@ public actor SettingsReloader {
         }
         reportedWaiting = waiting
         settings = SettingsTable.applicable(new, running: settings)
+        display.set(settings.display)
         guard !changed.isEmpty else {
             logger.debug("Settings read again; nothing changed.", metadata: ["path": "\(label)", "reason": "\(reason)"])
             return .unchanged(source: label, waitingForRestart: waiting)
@@ -190,17 +276,13 @@ struct FileSignature: Hashable {
     }
 }
 
-/// Runs the settings reloader: a look at the file every `pollInterval`, and a reload on SIGHUP.
-///
-/// Polling the file's status a few times a second costs nothing measurable and works for every
-/// editor and file system, where inotify misses symlinked files and editors that rename.
+/// Runs the settings reloader: a look at the file whenever inotify says something changed where a
+/// settings file is or may appear, and a reload on SIGHUP. Nothing is polled.
 public struct SettingsService: Service, CustomStringConvertible {
     let reloader: SettingsReloader
-    let pollInterval: Duration
 
-    public init(reloader: SettingsReloader, pollInterval: Duration = .milliseconds(250)) {
+    public init(reloader: SettingsReloader) {
         self.reloader = reloader
-        self.pollInterval = pollInterval
     }
 
     public var description: String { "SettingsService" }
@@ -213,8 +295,14 @@ public struct SettingsService: Service, CustomStringConvertible {
                         await reloader.reload(reason: "SIGHUP")
                     }
                 }
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: pollInterval)
+                guard let changes = FileWatcher.changes(of: reloader.watchedPaths) else {
+                    reloader.logger.warning(
+                        "Cannot watch the settings file (inotify is not available); edits apply on SIGHUP or `forecastctl reload`.")
+                    return
+                }
+                // A change between the start-up read and the first watch.
+                await reloader.checkForChanges()
+                for await _ in changes {
                     await reloader.checkForChanges()
                 }
                 group.cancelAll()

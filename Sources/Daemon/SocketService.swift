@@ -29,9 +29,9 @@ public struct SocketService: Service, CustomStringConvertible {
         public var idleTimeout: TimeAmount = .seconds(120)
         /// The socket's group (system service): mode 0660 with this group instead of 0600.
         public var group: String?
-        /// The hot/cold thresholds and icon set for formats.
-        public var hotCelsius: Double = 30
-        public var coldCelsius: Double = 0
+        /// The icon set and hot/cold thresholds of a format in the `[display]` settings in force, read
+        /// for each answer so that edits apply at once; a request's own `icons` wins.
+        public var renderOptions: @Sendable (OutputFormat) -> RenderOptions = { _ in RenderOptions() }
         /// `units`, `pin`, `unpin`, `mode` requests: edit the settings file and apply it.
         public var changeSettings: (@Sendable (ControlRequest) async -> ControlAnswer)?
         /// `reload`.
@@ -615,7 +615,10 @@ struct ReportRenderer: Sendable {
             }
         }
         self.format = format
-        self.options = RenderOptions(icons: icons, template: template, hotCelsius: socket.hotCelsius, coldCelsius: socket.coldCelsius)
+        var options = socket.renderOptions(format)
+        options.icons = icons ?? options.icons
+        options.template = template
+        self.options = options
     }
 
     /// One line: multi-line formats (i3blocks) send their first line, which is what a persistent

@@ -198,3 +198,33 @@ public struct DailyForecast: Sendable, Hashable, Codable {
         self.uvIndexMax = uvIndexMax
     }
 }
+
+extension Forecast {
+    /// The moment the answer itself speaks for: its current conditions' time, else its first hourly
+    /// step, else the end of its first day; nil when it holds none of them.
+    ///
+    /// ``fetchedAt`` says when forecastd received an answer, not how old the provider's data is: a cache
+    /// serving an old copy, or a provider with a wrong clock, answers today with last month's data.
+    public var speaksFor: Date? {
+        if let current { return current.time }
+        if let first = hourly.first { return first.time }
+        if let first = daily.first,
+            let start = Timestamps.parseLocal(first.date, utcOffsetSeconds: utcOffsetSeconds)
+        {
+            return start.addingTimeInterval(86_400)
+        }
+        return nil
+    }
+
+    /// Why the answer cannot be taken as a forecast at `now`: the time it speaks for lies more than
+    /// `maximumAge` seconds in the past. Nil when it is current.
+    public func outdated(at now: Date, maximumAge: TimeInterval) -> String? {
+        guard let speaksFor else { return nil }
+        let age = now.timeIntervalSince(speaksFor)
+        guard age > maximumAge else { return nil }
+        let hours = Int(age / 3600)
+        let howOld = hours >= 48 ? "\(hours / 24) days" : "\(max(1, hours)) hours"
+        return "the answer is dated \(Timestamps.rfc3339(speaksFor)), \(howOld) old "
+            + "(a stale copy or a wrong clock at the provider); kept the last good forecast"
+    }
+}

@@ -66,13 +66,9 @@ public protocol PlaceNaming: Sendable {
     /// The name people use: with `preferCity`, the city whose area covers the point rather than a
     /// district or suburb of it.
     func namedPlace(at coordinate: Coordinate, preferCity: Bool) -> NamedPlace?
-    /// Gives back memory the lookups made resident (a long-running daemon looks up rarely).
-    func dropResidentPages()
 }
 
 extension PlaceNaming {
-    public func dropResidentPages() {}
-
     public func namedPlace(at coordinate: Coordinate, preferCity: Bool) -> NamedPlace? {
         nearestPlace(to: coordinate).map { NamedPlace(place: $0, locality: nil, isNear: false) }
     }

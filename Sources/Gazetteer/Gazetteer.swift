@@ -47,18 +47,6 @@ public final class Gazetteer: PlaceNaming, PlaceSearching, Sendable {
         tables.string(tables.attributionReference) ?? ""
     }
 
-    /// Returns the pages that lookups have read to the kernel, shrinking the process's resident size.
-    ///
-    /// A lookup reads a few dozen scattered 4 KiB pages of the file, and each stays resident
-    /// (as clean, shared page cache) until the kernel needs the memory; a daemon that follows a
-    /// traveller across a continent slowly accumulates them. Calling this after naming a place
-    /// keeps the gazetteer's share of the resident size near zero. The next lookup faults its
-    /// pages back in, usually from the page cache, and takes tens of microseconds instead of about
-    /// one; answers are unchanged. Safe to call while other threads look up places.
-    public func dropResidentPages() {
-        file.dropResidentPages()
-    }
-
     // MARK: Lookup
 
     /// The place nearest to `coordinate` by great-circle distance.

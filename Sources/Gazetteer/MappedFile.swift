@@ -47,16 +47,6 @@ final class MappedFile: @unchecked Sendable {
         bytes = UnsafeRawBufferPointer(start: address, count: size)
     }
 
-    /// Takes the mapped pages out of this process's resident set.
-    ///
-    /// The mapping is private, read-only and never written, so the kernel simply refills a page
-    /// from the page cache (or the file) the next time it is read, with the same bytes: this is
-    /// safe while other threads read the mapping.
-    func dropResidentPages() {
-        guard let base = bytes.baseAddress else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
-    }
-
     deinit {
         if let base = bytes.baseAddress {
             munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)

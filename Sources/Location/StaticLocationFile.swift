@@ -1,4 +1,5 @@
 import ForecastModel
+import FileStore
 import Foundation
 
 /// A position written by hand in GeoClue's static-source format (`/etc/geolocation`).
@@ -83,7 +84,8 @@ public struct StaticLocationFile: Sendable, Hashable {
 /// withdrawn, because a user who edits the file means the new value, not the old one.
 public struct StaticFileLocationProvider: LocationProvider {
     public var path: String
-    /// How often to look for changes; the file is tiny and rarely edited, so once in a while is plenty.
+    /// How often to look for changes when inotify cannot be used (no descriptors left); otherwise
+    /// every change is seen as it happens.
     public var pollInterval: Duration
 
     public init(path: String, pollInterval: Duration = .seconds(30)) {
@@ -108,15 +110,23 @@ public struct StaticFileLocationProvider: LocationProvider {
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
         // The file's identity when last read (nil: missing) and what it said then.
         var last: (signature: FileSignature?, event: LocationEvent)?
-        while !Task.isCancelled {
+        func look() {
             let signature = FileSignature(path: path)
-            if last == nil || last?.signature != signature {
-                let event = read()
-                // A fix is re-sent only when the position itself changed, not because the file was touched.
-                if !Self.isSame(event, last?.event) { deliver(event) }
-                last = (signature, event)
+            guard last == nil || last?.signature != signature else { return }
+            let event = read()
+            // A fix is re-sent only when the position itself changed, not because the file was touched.
+            if !Self.isSame(event, last?.event) { deliver(event) }
+            last = (signature, event)
+        }
+        look()
+        if let changes = FileWatcher.changes(of: [path]) {
+            for await _ in changes { look() }
+        } else {
+            // No inotify descriptor left: look once in a while rather than never.
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pollInterval)
+                look()
             }
-            try? await Task.sleep(for: pollInterval)
         }
     }
 

@@ -35,11 +35,18 @@ extension Settings {
     /// `[display]`: how reports look in bars and in `forecastctl`.
     public struct Display: Sendable, Hashable {
         /// `icons`: the icon set of the socket's formats and of `forecastctl`.
-        public var icons: IconSet = .emoji
+        public var icons: IconSet
         /// `hot_celsius`: at or above this temperature a bar gets the class `hot`.
-        public var hotCelsius = 30.0
+        public var hotCelsius: Double
         /// `cold_celsius`: at or below this temperature a bar gets the class `cold`; below ``hotCelsius``.
-        public var coldCelsius = 0.0
+        public var coldCelsius: Double
+
+        /// The defaults, or the values given.
+        public init(icons: IconSet = .emoji, hotCelsius: Double = 30, coldCelsius: Double = 0) {
+            self.icons = icons
+            self.hotCelsius = hotCelsius
+            self.coldCelsius = coldCelsius
+        }
     }
 
     /// `[history]`: the database of favourite cities' readings.
@@ -56,7 +63,7 @@ extension Settings {
     /// The history database's path under ``stateDirectory``.
     public var historyDatabasePath: String { History.databasePath(stateDirectory: stateDirectory) }
 
-    // The status file, the socket and the extra status files are opened once, at start.
+    // The status file and the socket are opened once, at start; the extra status files follow reloads.
     static let outputTable = SettingsTable.Table(
         ["output"], \Settings.output,
         documentation: """
@@ -83,7 +90,7 @@ extension Settings {
         ])
 
     static let statusFilesTable = SettingsTable.Table(
-        array: ["output", "files"], \Settings.output.files, .restart,
+        array: ["output", "files"], \Settings.output.files, .live,
         documentation: """
             Extra status files, each in a bar's format, replaced whole after every change: add one
             [[output.files]] table per file. The format is one of these:
@@ -99,18 +106,22 @@ extension Settings {
             .example("icons", \.icons, .choice(IconSet.self, noun: "an icon set"), .string("emoji")),
         ])
 
-    // Read when the socket and the status files are set up, at start.
+    // Read for every report rendered, so edits apply at once.
     static let displayTable = SettingsTable.Table(
         ["display"], \Settings.display,
         [
             .key(
-                "icons", \.icons, .choice(IconSet.self, noun: "an icon set"), .restart,
-                "The icons of the socket's formats and of forecastctl: {allowed}."),
+                "icons", \.icons, .choice(IconSet.self, noun: "an icon set"), .live,
+                """
+                The icons of the socket's formats (so of forecastctl status and watch) when a request
+                names none: {allowed}.
+                With "emoji", tmux keeps its own "emoji-safe".
+                """),
             .key(
-                "hot_celsius", \.hotCelsius, .number(-100...100), .restart,
+                "hot_celsius", \.hotCelsius, .number(-100...100), .live,
                 "Bars get the class \"hot\" at or above this temperature, in °C ({allowed})."),
             .key(
-                "cold_celsius", \.coldCelsius, .number(-100...100), .restart,
+                "cold_celsius", \.coldCelsius, .number(-100...100), .live,
                 "And the class \"cold\" at or below this one, in °C ({allowed}); it must be below hot_celsius."),
         ])
 

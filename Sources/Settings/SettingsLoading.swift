@@ -89,7 +89,7 @@ extension Settings {
     ///
     /// The file is opened without blocking and checked before it is read, so a FIFO, a device or a
     /// socket at the settings path is refused at once instead of waiting for a writer forever.
-    static func readSettingsFile(_ path: String) throws(SettingsError) -> String {
+    public static func readSettingsFile(_ path: String) throws(SettingsError) -> String {
         do {
             return try readSettingsFileOrSay(path)
         } catch {

@@ -113,8 +113,8 @@ public struct ProviderHealth: Sendable, Hashable {
 ///
 /// Each round rounds the coordinate to ``coordinatePrecision`` decimals (privacy, and cache hits at
 /// the providers), then asks the providers in order and stops at the first forecast. A provider that
-/// fails (offline, timeout, 5xx, HTML instead of JSON, a truncated or unusable body, 429, refused
-/// credentials) is put in backoff (``BackoffPolicy``) and is not asked at all until its time has come;
+/// fails (offline, timeout, 5xx, HTML instead of JSON, a truncated or unusable body, an answer dated
+/// in the past, 429, refused credentials) is put in backoff (``BackoffPolicy``) and is not asked at all until its time has come;
 /// the next provider serves meanwhile. A provider that answers again is trusted again at once.
 ///
 /// Meant to be driven by one refresh loop; concurrent rounds are safe but not merged.
@@ -124,6 +124,9 @@ public actor ProviderChain: WeatherProvider {
     /// Decimals kept of latitude and longitude before any provider sees them (0...4).
     public nonisolated let coordinatePrecision: Int
     public nonisolated let policy: BackoffPolicy
+    /// The oldest an answer's own time (``Forecast/speaksFor``) may be, in seconds, for it to count
+    /// as a forecast; an older one is that provider's failure (`bad_response`). Nil: not judged.
+    public nonisolated let maximumAnswerAge: TimeInterval?
 
     private let providers: [any WeatherProvider]
     private var health: [ProviderHealth]
@@ -134,17 +137,19 @@ public actor ProviderChain: WeatherProvider {
     /// - Parameters:
     ///   - providers: in the order of `[providers] order`.
     ///   - coordinatePrecision: `[providers] coordinate_precision`; clamped to 0...4.
+    ///   - maximumAnswerAge: see ``maximumAnswerAge``; nil for recorded answers replayed at another date.
     ///   - now: the clock for backoff; tests pass a controllable one.
     ///   - random: a uniform random number in the given range, for jitter; tests pass a fixed one.
     public init(
         providers: [any WeatherProvider], coordinatePrecision: Int = 2, policy: BackoffPolicy = BackoffPolicy(),
-        logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
+        maximumAnswerAge: TimeInterval? = nil, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
         self.providers = providers
         self.name = providers.map(\.name).joined(separator: " → ")
         self.coordinatePrecision = max(0, min(coordinatePrecision, 4))
         self.policy = policy
+        self.maximumAnswerAge = maximumAnswerAge
         self.health = providers.map { ProviderHealth(provider: $0.name, consecutiveFailures: 0) }
         self.logger = logger
         self.now = now
@@ -186,6 +191,9 @@ public actor ProviderChain: WeatherProvider {
             }
             do throws(ProviderError) {
                 let forecast = try await provider.forecast(for: rounded)
+                if let maximumAnswerAge, let outdated = forecast.outdated(at: now(), maximumAge: maximumAnswerAge) {
+                    throw ProviderError(provider: provider.name, kind: .badResponse, detail: outdated)
+                }
                 succeeded(index)
                 outcome.forecast = forecast
                 return outcome

@@ -67,6 +67,64 @@ struct ForecastStateTests {
         #expect(await state.dueFetch() == pin)
     }
 
+    @Test("with no tick, the timer asks for the refresh when it falls due and turns the report stale on time")
+    func timerDrivenJudgements() async throws {
+        let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
+        var configuration = configuration(pin: pin, gpsd: false)
+        configuration.refreshInterval = 0.4  // stale after 0.8 s
+        let state = ForecastState(configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"))
+        await state.startKeepingTime()
+        var requests = state.refreshRequests.makeAsyncIterator()
+        _ = await requests.next()
+        let target = try #require(await state.takeDueFetch())
+        let fetched = Date()
+        var forecast = forecast()
+        forecast.fetchedAt = fetched
+        await state.forecastSucceeded(forecast, for: target.coordinate)
+        #expect(await state.takeDueFetch() == nil)
+
+        // Nothing else happens: only the state's own timer can ask for the next refresh.
+        _ = await requests.next()
+        #expect(Date().timeIntervalSince(fetched) >= 0.4, "asked before the refresh was due")
+        #expect(await state.takeDueFetch()?.coordinate == pin)
+        var reports = await state.subscribe().makeAsyncIterator()
+        while let report = await reports.next(), !report.stale {}
+        #expect(Date().timeIntervalSince(fetched) > 0.8)
+        await state.stopKeepingTime()
+    }
+
+    @Test("a user's refresh during a provider's Retry-After never moves the automatic retry later")
+    func refreshDuringRetryAfter() async throws {
+        let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
+        let state = makeState(configuration(pin: pin, gpsd: false))
+        await state.tick()
+        let first = try #require(await state.takeDueFetch())
+        #expect(first.forced == false)
+        let limited = ProviderError(
+            provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429: Too Many Requests", retryAfter: .seconds(3600))
+        await state.forecastFailed(limited, for: pin)
+        #expect(await state.takeDueFetch() == nil)
+
+        // A minute later the user asks; the chain does not ask the provider (its Retry-After holds).
+        clock.advance(60)
+        async let asked = state.refreshNow()
+        while await state.refreshRequestsPending == false { await Task.yield() }
+        let forced = try #require(await state.takeDueFetch())
+        #expect(forced.forced)
+        let skipped = ProviderError(
+            provider: "open-meteo", kind: .rateLimited, detail: "not asked again before …", retryAfter: .seconds(3540))
+        await state.forecastFailed(skipped, for: pin, forced: true)
+        let answer = await asked
+        #expect(answer.ok == false && answer.message == skipped.message)
+        #expect(await state.report.errors.map(\.message) == [limited.message])
+
+        // The automatic retry stays an hour after the first failure, not an hour after the user's try.
+        clock.advance(3600 - 60 - 1)
+        #expect(await state.takeDueFetch() == nil)
+        clock.advance(2)
+        #expect(await state.takeDueFetch()?.forced == false)
+    }
+
     @Test("fresh gpsd wins; an aged gpsd fix hands over to the pin")
     func gpsdThenPin() async {
         let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)

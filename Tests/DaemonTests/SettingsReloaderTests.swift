@@ -30,18 +30,22 @@ struct SettingsReloaderTests {
         [display]
         icons = "nerd"
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let waiting = ["output.max_clients", "display.icons"]
+        let waiting = ["output.max_clients"]
         let outcome = await reloader.reload(reason: "a test")
         #expect(
-            outcome == .applied(source: path, changed: ["units", "location.gpsd.port"], waitingForRestart: waiting))
+            outcome
+                == .applied(
+                    source: path, changed: ["units", "location.gpsd.port", "display.icons"], waitingForRestart: waiting))
         #expect(
             outcome.summary
-                == "reloaded \(path): changed units, location.gpsd.port; read at start, waiting for a restart: "
-                + "output.max_clients, display.icons")
+                == "reloaded \(path): changed units, location.gpsd.port, display.icons; read at start, waiting for a "
+                + "restart: output.max_clients")
         #expect(await state.currentConfiguration.units == .imperial)
         #expect(await state.currentConfiguration.gpsd?.port == 3000)
+        #expect(await state.currentConfiguration.display.icons == .nerd)
+        #expect(reloader.display.value.icons == .nerd, "the socket renders with the new icons")
         let running = await reloader.inEffect.settings
-        #expect(running.output.maxClients == 64 && running.display.icons == .emoji)
+        #expect(running.output.maxClients == 64 && running.display.icons == .nerd)
 
         // Until the restart, every reload says so again.
         #expect(await reloader.reload(reason: "a test") == .unchanged(source: path, waitingForRestart: waiting))

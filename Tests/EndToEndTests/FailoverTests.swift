@@ -182,6 +182,57 @@ struct FailoverTests {
         try await server.shutdown()
     }
 
+    /// The recorded Samara answer moved a month back: every time in it is in the past, as from a cache
+    /// that serves an old copy or a provider whose clock is wrong.
+    static func samaraMonthOld() throws -> ReplayResponse {
+        let text = try String(
+            contentsOf: Fixtures.url("open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json"),
+            encoding: .utf8)
+        let monthAgo = RecordedForecast.today(utcOffsetSeconds: 14_400, now: Date().addingTimeInterval(-30 * 86_400))
+        return .json(RecordedForecast.rebased(text, firstDate: "2026-09-15", to: monthAgo))
+    }
+
+    @Test("an answer from a month ago is refused: it never replaces the last good forecast, here or in state.json")
+    func answerFromThePast() async throws {
+        let server = try await ReplayServer.start()
+        server.setRoute(path: Self.openMeteoPath, try Self.samaraOK())
+        let daemon = try await Self.startDaemon(server)
+        defer { daemon.removeDirectory() }
+        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        let good = try await socketReport(daemon.socketPath)
+        let statePath = daemon.directory.path + "/state/forecastd/state.json"
+        try await daemon.wait(for: "the saved state") { FileManager.default.fileExists(atPath: statePath) }
+        let saved = try Data(contentsOf: URL(fileURLWithPath: statePath))
+
+        server.setRoute(path: Self.openMeteoPath, try Self.samaraMonthOld())
+        let refused = try await Self.refresh(daemon)
+        #expect(refused.ok == false, "\(refused.message)")
+        #expect(server.requestCount(path: Self.openMeteoPath) == 2)
+        #expect(refused.message.hasPrefix("open-meteo: "), "\(refused.message)")
+        let report = try await socketReport(daemon.socketPath)
+        #expect(report.stale == true)
+        #expect(report.errors.map(\.kind) == ["bad_response"])
+        #expect(report.current == good.current)
+        #expect(report.daily == good.daily)
+        #expect(report.provider?.fetchedAt == good.provider?.fetchedAt)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: statePath)) == saved, "state.json was overwritten")
+        #expect(await daemon.stop() == 0)
+
+        // With nothing better to show, the old answer is not shown as a forecast either.
+        let second = try await Self.startDaemon(server)
+        defer { second.removeDirectory() }
+        var first = try await socketReport(second.socketPath)
+        try await second.wait(for: "the refused answer in the report") {
+            first = try await socketReport(second.socketPath)
+            return !first.errors.isEmpty
+        }
+        #expect(first.status == .noForecast)
+        #expect(first.current == nil)
+        #expect(first.errors.map(\.kind) == ["bad_response"])
+        #expect(await second.stop() == 0)
+        try await server.shutdown()
+    }
+
     @Test("20 concurrent readers and 5 watchers: exactly one forecast request")
     func economy() async throws {
         let server = try await ReplayServer.start()

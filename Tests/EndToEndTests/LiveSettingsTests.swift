@@ -2,6 +2,7 @@ import Control
 import ForecastModel
 import Foundation
 import Rendering
+import Synchronization
 import TestSupport
 import Testing
 
@@ -57,6 +58,133 @@ struct LiveSettingsTests {
         #expect(report.daily.first?.temperatureMax == 67.6)  // 19.8 °C
         #expect(server.requestCount(path: "/forecast") == requests, "a units switch must not fetch again")
         #expect(daemon.log.contains("Settings reloaded."))
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("saves in place (truncate, then write 2 ms later), repeated: never the defaults, never an error; the last save applies")
+    func truncateThenWrite() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(units: "imperial", server: server)
+        defer { daemon.removeDirectory() }
+        let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+
+        // Every report the daemon publishes while the file is saved, as a bar watching would see it.
+        let socketPath = daemon.socketPath
+        let stop = Mutex(false)
+        let watcher = Task {
+            try await onOwnThread { () -> [String] in
+                let client = try ControlClient(socketPath: socketPath, timeout: .milliseconds(200))
+                try client.send(#"{"request":"watch"}"#)
+                var lines: [String] = []
+                while !stop.withLock({ $0 }) {
+                    if let line = try? client.readLine() { lines.append(line) }
+                }
+                return lines
+            }
+        }
+        // As nano and vim with backupcopy=yes save: the same file opened, emptied, written, closed. Each
+        // save differs only in a comment, so no save changes a setting.
+        for save in 0..<300 {
+            let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
+            try handle.truncate(atOffset: 0)
+            usleep(2_000)
+            try handle.write(contentsOf: Data((text + "# save \(save)\n").utf8))
+            try handle.close()
+            usleep(5_000)
+        }
+        // The last save changes a setting, in place too: it must be applied.
+        let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
+        try handle.truncate(atOffset: 0)
+        usleep(2_000)
+        try handle.write(contentsOf: Data(text.replacingOccurrences(of: "refresh_minutes = 15", with: "refresh_minutes = 20").utf8))
+        try handle.close()
+        try await daemon.wait(for: "the last save applied") { daemon.log.contains("changed=refresh_minutes") }
+        stop.withLock { $0 = true }
+        let lines = try await watcher.value
+
+        let reports = try lines.map { try ReportJSON.decode($0) }
+        #expect(!reports.isEmpty)
+        #expect(reports.allSatisfy { $0.units.system == "imperial" }, "a report in the defaults' units")
+        #expect(reports.allSatisfy { $0.errors.isEmpty }, "\(reports.flatMap(\.errors))")
+        // No reload ever changed anything but the last; the default providers were never set up.
+        #expect(daemon.log.components(separatedBy: "Settings reloaded.").count == 2, "\(daemon.log)")
+        #expect(!daemon.log.contains("api.open-meteo.com"))
+        #expect(!daemon.log.contains("The settings file has errors"))
+        #expect(server.requestCount(path: "/forecast") == 1)
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    /// Writes `text` to `path` as editors that save safely do: a new file renamed over the old one.
+    func writeAndRename(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path + ".new"))
+        #expect(rename(path + ".new", path) == 0)
+    }
+
+    @Test("[display] thresholds and icons and [[output.files]] (added, changed, removed) apply on reload")
+    func liveDisplayAndFiles() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server)
+        defer { daemon.removeDirectory() }
+        let socketPath = daemon.socketPath
+        func waybar() async throws -> String {
+            try await onOwnThread {
+                try ControlClient(socketPath: socketPath).request(#"{"request":"report","format":"waybar"}"#)
+            }
+        }
+        func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        // 18.5 °C, partly cloudy: neither hot nor cold by default, emoji icons.
+        let before = try await waybar()
+        #expect(!before.contains(#""hot""#) && !before.contains("CLOUD"), "\(before)")
+
+        let kept = daemon.directory.path + "/bars/kept.json"
+        let removed = daemon.directory.path + "/bars/removed.txt"
+        let original = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try writeAndRename(
+            original + """
+
+                [display]
+                icons = "text"
+                hot_celsius = 15
+
+                [[output.files]]
+                path = "\(kept)"
+                format = "waybar"
+
+                [[output.files]]
+                path = "\(removed)"
+                format = "text"
+
+                """, to: daemon.configPath)
+        try await daemon.wait(for: "both status files, hot", timeout: .seconds(5)) {
+            contents(kept).contains(#""hot""#) && contents(removed).contains("°C")
+        }
+        let after = try await waybar()
+        #expect(after.contains(#""hot""#), "\(after)")
+        #expect(after.contains("CLOUD"), "the socket's formats use [display] icons: \(after)")
+        #expect(!daemon.log.contains("waiting for a restart"), "\(daemon.log)")
+
+        // One file removed, the other changed (icons), the units switched: the kept file follows, the
+        // removed one is no longer written.
+        try writeAndRename(
+            original.replacingOccurrences(of: #"units = "metric""#, with: #"units = "imperial""#) + """
+
+                [display]
+                hot_celsius = 15
+
+                [[output.files]]
+                path = "\(kept)"
+                format = "waybar"
+                icons = "text"
+
+                """, to: daemon.configPath)
+        try await daemon.wait(for: "the kept file in °F with text icons", timeout: .seconds(5)) {
+            contents(kept).contains("°F") && contents(kept).contains("CLOUD")
+        }
+        #expect(contents(removed).contains("°C") && !contents(removed).contains("°F"))
+        let last = try await waybar()
+        #expect(!last.contains("CLOUD"), "icons back to the default: \(last)")
         #expect(await daemon.stop() == 0)
         try await server.shutdown()
     }

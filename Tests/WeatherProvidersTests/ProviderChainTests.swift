@@ -21,7 +21,8 @@ struct ProviderChainTests {
     /// (0 = the lowest value of every range, 1 = the highest).
     static func chain(
         _ server: ReplayServer, _ client: HTTPClient, clock: ManualClock, precision: Int = 2, jitter: Double = 0,
-        openMeteoTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
+        openMeteoTimeout: Duration = .seconds(5), maximumAnswerAge: TimeInterval? = nil,
+        logger: Logger = Logger(label: "test")
     ) -> ProviderChain {
         let openMeteo = OpenMeteoProvider(
             url: server.url(openMeteoPath), httpClient: client, timeout: openMeteoTimeout, userAgent: "forecastd/test",
@@ -31,7 +32,8 @@ struct ProviderChainTests {
             timeout: .seconds(5), logger: logger, timeZone: { _ in TimeZone(identifier: "Europe/Berlin") },
             now: { MetNorwayTests.recordedAt })
         return ProviderChain(
-            providers: [openMeteo, metNorway], coordinatePrecision: precision, logger: logger, now: { clock.now },
+            providers: [openMeteo, metNorway], coordinatePrecision: precision, maximumAnswerAge: maximumAnswerAge,
+            logger: logger, now: { clock.now },
             random: { range in range.lowerBound + (range.upperBound - range.lowerBound) * jitter })
     }
 
@@ -61,6 +63,30 @@ struct ProviderChainTests {
         case "nulls":
             return .json(#"{"latitude":null,"longitude":null,"current":null,"hourly":null,"daily":null}"#)
         default: return samara.behaving(.closeWithoutAnswer)
+        }
+    }
+
+    @Test("An answer dated a month back is each provider's failure, never a forecast")
+    func answerFromThePast() async throws {
+        try await withServer { server, client in
+            // The Samara answer speaks for 2026-09-15T12:00+04:00; the MET Norway one for July 2020.
+            let clock = ManualClock(Timestamps.parseUTC("2026-09-15T08:40:00Z")!)
+            let chain = Self.chain(server, client, clock: clock, maximumAnswerAge: 3 * 3600)
+            server.setRoute(path: Self.openMeteoPath, try .fixture(Self.samara))
+            server.setRoute(path: Self.metPath, try .wrapped(MetNorwayTests.fixture))
+
+            let fresh = await chain.fetch(for: Self.berlin)
+            #expect(fresh.forecast?.provider == "open-meteo")
+
+            clock.advance(by: 30 * 86_400)
+            let month = await chain.fetch(for: Self.berlin)
+            #expect(month.forecast == nil)
+            #expect(month.failures.map(\.kind) == [.badResponse, .badResponse])
+            #expect(month.failures.map(\.provider) == ["open-meteo", "met-norway"])
+            let message = try #require(month.failures.first?.message)
+            #expect(message.hasPrefix("open-meteo: the answer is dated 2026-09-15T08:00:00Z, 30 days old"), "\(message)")
+            // Like any failure, the provider backs off rather than being asked again at once.
+            #expect(await chain.providerHealth().allSatisfy { $0.backoffUntil != nil })
         }
     }
 

@@ -59,21 +59,6 @@ enum GazetteerMemory {
             }
             report("after \(count) random lookups", mapping: url.path)
         }
-
-        gazetteer.dropResidentPages()
-        report("after dropResidentPages()", mapping: url.path)
-        // What the next lookup costs once its pages must be faulted back in from the page cache.
-        let clock = ContinuousClock()
-        var refaults: [Duration] = []
-        for _ in 0..<20 {
-            gazetteer.dropResidentPages()
-            let start = clock.now
-            _ = gazetteer.nearestPlace(to: Coordinate(latitude: 50.8402, longitude: 4.3471))
-            refaults.append(clock.now - start)
-        }
-        report("after 1 more lookup (Brussels)", mapping: url.path)
-        let median = refaults.sorted()[refaults.count / 2]
-        print("one lookup right after dropResidentPages(): median \(median) of 20")
     }
 
     /// Asks the kernel to drop the file's clean pages from the page cache.
