@@ -1,7 +1,7 @@
 import ForecastModel
 import Foundation
-import ProviderDecoders
 import FuzzSupport
+import ProviderDecoders
 
 /// Open-Meteo's air-quality decoder against arbitrary bodies, on both index scales.
 @_cdecl("LLVMFuzzerTestOneInput")

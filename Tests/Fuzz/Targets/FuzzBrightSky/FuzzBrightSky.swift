@@ -1,7 +1,7 @@
 import ForecastModel
 import Foundation
-import WarningDecoders
 import FuzzSupport
+import WarningDecoders
 
 /// The decoder of Bright Sky's DWD alerts against arbitrary bodies, and the matcher placing what it decoded (shapes on the
 /// sphere, holes, the antimeridian) against a point.

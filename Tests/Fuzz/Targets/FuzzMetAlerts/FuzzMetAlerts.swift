@@ -1,7 +1,7 @@
 import ForecastModel
 import Foundation
-import WarningDecoders
 import FuzzSupport
+import WarningDecoders
 
 /// The decoder of MET Norway MetAlerts 2.0 against arbitrary bodies, and the matcher placing what it decoded (shapes on the
 /// sphere, holes, the antimeridian) against a point.

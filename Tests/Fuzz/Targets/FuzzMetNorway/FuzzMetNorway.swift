@@ -1,7 +1,7 @@
 import ForecastModel
 import Foundation
-import ProviderDecoders
 import FuzzSupport
+import ProviderDecoders
 
 /// MET Norway's Locationforecast (compact) decoder against arbitrary bodies.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,7 +1,7 @@
 import ForecastModel
 import Foundation
-import ProviderDecoders
 import FuzzSupport
+import ProviderDecoders
 
 /// Open-Meteo's forecast decoder (current, minutely_15, hourly, daily) against arbitrary bodies.
 @_cdecl("LLVMFuzzerTestOneInput")

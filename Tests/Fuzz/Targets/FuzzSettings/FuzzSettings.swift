@@ -1,6 +1,6 @@
 import Foundation
-import Settings
 import FuzzSupport
+import Settings
 
 /// The settings decoder against arbitrary file contents. Beyond not crashing: a file that decodes must give
 /// settings that, written out as the documented file (what an edit writes when it creates the user's file),
