@@ -47,8 +47,23 @@ public struct Greeting: Codable, Sendable, Hashable {
 public struct ControlErrorMessage: Codable, Sendable, Hashable {
     public var `class`: String = "ERROR"
     public var message: String
+    /// True when the daemon closes the connection after this error (too many clients, no request in
+    /// time, a line too long): the request was not refused for what it asked, so try again later or
+    /// fall back on the status file. Absent otherwise, and the connection stays open.
+    public var closed: Bool?
 
-    public init(message: String) { self.message = message }
+    public init(message: String, closed: Bool = false) {
+        self.message = message
+        self.closed = closed ? true : nil
+    }
+
+    /// The error a line carries, or nil when the line is not an `ERROR` object.
+    public static func decode(_ line: String) -> ControlErrorMessage? {
+        guard line.hasPrefix("{"), let error = try? JSONDecoder().decode(Self.self, from: Data(line.utf8)),
+            error.class == "ERROR"
+        else { return nil }
+        return error
+    }
 }
 
 /// A generic answer to requests that do something: `{"class":"SETTINGS","ok":true,"message":"…"}`.

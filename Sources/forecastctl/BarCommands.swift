@@ -214,21 +214,22 @@ struct ForecastCommand: ParsableCommand {
     }
 }
 
-/// The report line from the socket, or from the status file when no daemon answers (said on stderr).
+/// The report line from the socket, or from the status file when the daemon does not answer for any
+/// reason (not running, refusing, closed mid-answer: said on stderr).
 func fetchReportLine(socketPath: String, statusFile: String, request: String = "report") throws -> String {
     do throws(ControlClientError) {
         let client = try ControlClient(socketPath: socketPath)
         return try client.request(request)
     } catch {
-        guard error.daemonNotRunning else { throw CommandFailure(message: error.description, exitCode: .requestFailed) }
         guard let data = FileManager.default.contents(atPath: statusFile),
             let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first
         else {
             throw CommandFailure(
-                message: "\(error.description), and there is no status file at \(statusFile)", exitCode: .unavailable)
+                message: "\(error.description), and there is no status file at \(statusFile)",
+                exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
         }
-        FileHandle.standardError.write(
-            Data("forecastctl: forecastd is not running; showing the last report it wrote to \(statusFile)\n".utf8))
+        let why = error.daemonNotRunning ? "forecastd is not running" : "forecastd did not answer (\(error.description))"
+        FileHandle.standardError.write(Data("forecastctl: \(why); showing the last report it wrote to \(statusFile)\n".utf8))
         return String(line)
     }
 }

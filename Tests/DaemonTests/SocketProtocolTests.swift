@@ -140,7 +140,10 @@ struct SocketProtocolTests {
         options.idleTimeout = .milliseconds(400)
         try await server.withServer(options: options) { path, _ in
             let three = try RawClients(count: 3, path: path)
-            _ = try await onOwnThread { three.readLines(atLeast: 1) }  // greetings: all three admitted
+            // Greetings: all three admitted. Each asks something, so none makes room for a newcomer
+            // (a silent connection would).
+            three.sendAll("status")
+            _ = try await onOwnThread { three.readLines(atLeast: 2) }
             let fourth = try RawClients(count: 1, path: path)
             // The greeting comes from the event loop at once; the refusal follows it.
             let refused = try await onOwnThread { fourth.readLines(atLeast: 2, timeout: 5) }
@@ -181,6 +184,38 @@ struct SocketProtocolTests {
             // The daemon's own user (root here) may.
             let own = try await onOwnThread { try ControlClient(socketPath: path).request("units imperial") }
             #expect(own.contains("\"ok\":true"))
+        }
+    }
+
+    @Test("a reader in socket_group holds at most half the places, so it cannot lock the owner out")
+    func otherUserCannotFillTheTable() async throws {
+        var options = SocketService.Options()
+        options.group = "nogroup"
+        options.maxClients = 4
+        try await server.withServer(options: options, directoryMode: 0o755) { path, _ in
+            // User nobody opens four watchers, one after the other, and keeps them for 3 s.
+            var nobody: [Task<(status: Int32, stdout: String, stderr: String), any Error>] = []
+            for _ in 1...4 {
+                nobody.append(
+                    Task {
+                        try await runTool(
+                            URL(fileURLWithPath: "/usr/bin/setpriv"),
+                            ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                             "(echo watch; sleep 3) | /usr/bin/socat -T 2 - UNIX-CONNECT:\(path)"],
+                            environment: ["PATH": "/usr/bin:/bin"])
+                    })
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            try await Task.sleep(for: .seconds(1))
+            // The owner still gets in while they are there.
+            let own = try await onOwnThread { try ControlClient(socketPath: path).request("status") }
+            #expect(own.contains("\"class\":\"STATUS\""), "\(own)")
+            var lines: [Substring] = []
+            for task in nobody { lines += try await task.value.stdout.split(separator: "\n") }
+            // Two of nobody's four got a place; the other two were refused (socat may drop the
+            // refusal's line when its own write fails first).
+            #expect(lines.filter { $0.contains("\"schema\":1") }.count == 2, "\(lines)")
+            #expect(!lines.contains { $0.contains("closed to make room") }, "\(lines)")
         }
     }
 
