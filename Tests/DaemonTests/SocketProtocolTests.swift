@@ -187,6 +187,36 @@ struct SocketProtocolTests {
         }
     }
 
+    @Test("arguments a request does not take are answered with an ERROR naming what it takes, and the connection stays")
+    func unknownArguments() async throws {
+        var options = SocketService.Options()
+        options.changeSettings = { _ in ControlAnswer(class: "SETTINGS", ok: true, message: "changed") }
+        try await server.withServer(options: options) { path, _ in
+            let answers = try await onOwnThread { () -> [String] in
+                let client = try ControlClient(socketPath: path)
+                return try [
+                    "report junk", "report colour=red", "status format=json", "locate now", "units", "mode",
+                    #"{"request":"report","colour":"red"}"#, #"{"request":"report","format":3}"#,
+                    #"{"request":"status","value":"x"}"#, "unpin name=Home", "report format=tmux",
+                ].map { try client.request($0) }
+            }
+            let errors = answers.dropLast()
+            #expect(errors.allSatisfy { $0.hasPrefix(#"{"class":"ERROR""#) && !$0.contains("closed") }, "\(answers)")
+            #expect(answers[0].contains(#"\"report\" does not take \"junk\" (it takes: format=, icons=, template=, city=)"#), "\(answers[0])")
+            #expect(answers[1].contains(#"does not take \"colour=red\""#), "\(answers[1])")
+            #expect(answers[2].contains(#"\"status\" does not take \"format=json\" (it takes: nothing)"#), "\(answers[2])")
+            #expect(answers[3].contains(#"\"locate\" does not take \"now\""#), "\(answers[3])")
+            #expect(answers[4].contains(#"\"units\" needs a value: metric or imperial"#), "\(answers[4])")
+            #expect(answers[5].contains(#"\"mode\" needs a value: auto or pinned"#), "\(answers[5])")
+            #expect(answers[6].contains(#"takes no member \"colour\" (it takes: request, format, icons, template, city)"#), "\(answers[6])")
+            #expect(answers[7].contains(#"the member \"format\" must be a string"#), "\(answers[7])")
+            #expect(answers[8].contains(#"\"status\" takes no member \"value\""#), "\(answers[8])")
+            #expect(answers[9].contains(#"\"unpin\" does not take \"name=Home\""#), "\(answers[9])")
+            // The connection stayed open through all of them.
+            #expect(!answers[10].contains("ERROR") && !answers[10].isEmpty)
+        }
+    }
+
     @Test("a reader in socket_group holds at most half the places, so it cannot lock the owner out")
     func otherUserCannotFillTheTable() async throws {
         var options = SocketService.Options()
