@@ -208,6 +208,7 @@ let package = Package(
 
         /// The socket protocol's types and a blocking client, shared by forecastctl and tests.
         .target(name: "Control", dependencies: ["ForecastModel"], swiftSettings: strict),
+        .testTarget(name: "ControlTests", dependencies: ["Control"], swiftSettings: strict),
 
         // MARK: systemd
 

@@ -66,9 +66,32 @@ public final class ControlClient {
     }
 
     /// Sends one request line and returns the answer line.
+    ///
+    /// An error the daemon closes the connection after (too many clients, no request in time) is
+    /// thrown, not returned: it says nothing about the request, so the caller falls back as it would
+    /// without a daemon.
     public func request(_ line: String) throws(ControlClientError) -> String {
-        try send(line)
-        return try readLine()
+        do {
+            try send(line)
+        } catch {
+            // A daemon that refused the connection said why before closing it (EPIPE here): its words
+            // are more use than "Broken pipe".
+            if let said = try? readLine(), let refusal = Self.refusal(said) { throw refusal }
+            throw error
+        }
+        return try readAnswer()
+    }
+
+    /// Reads the next line like ``readLine()``, throwing an `ERROR` the daemon closes the connection after.
+    public func readAnswer() throws(ControlClientError) -> String {
+        let answer = try readLine()
+        if let refusal = Self.refusal(answer) { throw refusal }
+        return answer
+    }
+
+    private static func refusal(_ line: String) -> ControlClientError? {
+        guard let error = ControlErrorMessage.decode(line), error.closed == true else { return nil }
+        return ControlClientError(description: "forecastd refused the connection: \(error.message)", daemonNotRunning: false)
     }
 
     /// Sends one line (a newline is added).

@@ -12,12 +12,56 @@ public enum ControlProtocol {
     /// Longest request line the daemon reads; a longer line is answered with an error and the
     /// connection closed, so a misbehaving client cannot make the daemon buffer without end.
     public static let maxRequestLength = 1024
-    /// Every request the daemon knows.
-    public static let requests = [
-        "report", "watch", "refresh", "status", "locate", "units", "pin", "unpin", "mode", "set", "reload",
+    /// Every request the daemon knows, in the order of `docs/protocol.md`, with what each one takes.
+    public static let shapes: [(name: String, shape: RequestShape)] = [
+        ("report", .rendering),
+        ("watch", .rendering),
+        ("refresh", RequestShape(privileged: true)),
+        ("status", RequestShape()),
+        ("locate", RequestShape()),
+        ("units", RequestShape(value: "metric or imperial", privileged: true)),
+        ("pin", RequestShape(value: "a position or a place, e.g. 48.85,2.35 or Paris, FR", options: ["name"], privileged: true)),
+        ("unpin", RequestShape(privileged: true)),
+        ("mode", RequestShape(value: "auto or pinned", privileged: true)),
+        ("set", RequestShape(value: "a key and its value, e.g. refresh_minutes 30", privileged: true)),
+        ("reload", RequestShape(privileged: true)),
     ]
-    /// Requests that change settings: accepted only from the daemon's own user or root.
-    public static let settingRequests: Set<String> = ["units", "pin", "unpin", "mode", "set", "reload", "refresh"]
+    /// Every request the daemon knows.
+    public static let requests = shapes.map(\.name)
+    /// Requests that change something: accepted only from the daemon's own user or root.
+    public static let settingRequests = Set(shapes.filter(\.shape.privileged).map(\.name))
+
+    /// What a request takes, or nil for a word that is no request.
+    public static func shape(of request: String) -> RequestShape? {
+        shapes.first { $0.name == request }?.shape
+    }
+}
+
+/// What one request takes besides its word; anything else is refused with an error naming what it takes.
+public struct RequestShape: Sendable, Hashable {
+    /// What its value is, for people (`metric or imperial`); nil when it takes none.
+    public var value: String?
+    /// The `key=value` options (plain form) or members (JSON form) it takes.
+    public var options: [String]
+    /// Whether it changes the daemon, and so is accepted only from the daemon's own user or root.
+    public var privileged: Bool
+
+    public init(value: String? = nil, options: [String] = [], privileged: Bool = false) {
+        self.value = value
+        self.options = options
+        self.privileged = privileged
+    }
+
+    /// `report` and `watch`: a format, an icon set, a template and a city.
+    public static let rendering = RequestShape(options: ["format", "icons", "template", "city"])
+
+    /// What it takes, in words: `format=, icons=, template=, city=`, `a value (metric or imperial)`, `nothing`.
+    var taken: String {
+        var parts: [String] = []
+        if let value { parts.append("a value (\(value))") }
+        parts += options.map { $0 + "=" }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+    }
 }
 
 /// The version of forecastd and forecastctl, from one place.
@@ -47,8 +91,23 @@ public struct Greeting: Codable, Sendable, Hashable {
 public struct ControlErrorMessage: Codable, Sendable, Hashable {
     public var `class`: String = "ERROR"
     public var message: String
+    /// True when the daemon closes the connection after this error (too many clients, no request in
+    /// time, a line too long): the request was not refused for what it asked, so try again later or
+    /// fall back on the status file. Absent otherwise, and the connection stays open.
+    public var closed: Bool?
 
-    public init(message: String) { self.message = message }
+    public init(message: String, closed: Bool = false) {
+        self.message = message
+        self.closed = closed ? true : nil
+    }
+
+    /// The error a line carries, or nil when the line is not an `ERROR` object.
+    public static func decode(_ line: String) -> ControlErrorMessage? {
+        guard line.hasPrefix("{"), let error = try? JSONDecoder().decode(Self.self, from: Data(line.utf8)),
+            error.class == "ERROR"
+        else { return nil }
+        return error
+    }
 }
 
 /// A generic answer to requests that do something: `{"class":"SETTINGS","ok":true,"message":"…"}`.
@@ -101,48 +160,100 @@ public struct ControlRequest: Codable, Sendable, Hashable {
         return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
     }
 
+    /// Every option key a request may take (`format=`, `name=`…), across all requests.
+    static let optionKeys: Set<String> = ["format", "icons", "name", "template", "city"]
+
     /// Parses a request line. Plain lines are `WORD [VALUE…] [key=value…]` with keys `format`,
     /// `icons`, `name`, `template` and `city`; JSON lines are objects with a `request` member.
+    /// Anything the request does not take (a value, an option, a member) is an error naming what it takes.
     public static func parse(_ line: String) throws(ControlRequestError) -> ControlRequest {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("{") {
-            guard let data = trimmed.data(using: .utf8),
-                var request = try? JSONDecoder().decode(ControlRequest.self, from: data)
-            else {
-                throw ControlRequestError("not a valid request object: expected {\"request\": \"report\", …}")
-            }
-            request.request = request.request.lowercased()
-            try request.check()
-            return request
-        }
+        if trimmed.hasPrefix("{") { return try parseObject(trimmed) }
         var words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard !words.isEmpty else { throw ControlRequestError("empty request") }
         var request = ControlRequest(request: words.removeFirst().lowercased())
+        let shape = try request.shape()
         var values: [String] = []
         for word in words {
-            if let equals = word.firstIndex(of: "="), ["format", "icons", "name", "template", "city"].contains(word[..<equals].lowercased()) {
-                let key = word[..<equals].lowercased()
-                let value = String(word[word.index(after: equals)...])
-                switch key {
-                case "format": request.format = value
-                case "icons": request.icons = value
-                case "name": request.name = value
-                case "city": request.city = value
-                default: request.template = value
-                }
-            } else {
+            guard let equals = word.firstIndex(of: "=") else {
                 values.append(word)
+                continue
+            }
+            let key = word[..<equals].lowercased()
+            let value = String(word[word.index(after: equals)...])
+            guard Self.optionKeys.contains(key) else {
+                // A value may hold `=` (`set KEY VALUE`); a request that takes no value has no use for it.
+                guard shape.value != nil else { throw request.unknownArgument(word, shape) }
+                values.append(word)
+                continue
+            }
+            switch key {
+            case "format": request.format = value
+            case "icons": request.icons = value
+            case "name": request.name = value
+            case "city": request.city = value
+            default: request.template = value
             }
         }
         if !values.isEmpty { request.value = values.joined(separator: " ") }
-        try request.check()
+        try request.check(shape)
         return request
     }
 
-    private func check() throws(ControlRequestError) {
-        guard ControlProtocol.requests.contains(request) else {
+    /// A JSON request: an object with a `request` member and only the members that request takes.
+    private static func parseObject(_ text: String) throws(ControlRequestError) -> ControlRequest {
+        let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        guard let object, let word = object["request"] as? String else {
+            throw ControlRequestError("not a valid request object: expected {\"request\": \"report\", …}")
+        }
+        var request = ControlRequest(request: word.lowercased())
+        let shape = try request.shape()
+        let allowed = ["request"] + (shape.value == nil ? [] : ["value"]) + shape.options
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) where key != "request" {
+            guard allowed.contains(key) else {
+                throw ControlRequestError(
+                    "\"\(request.request)\" takes no member \"\(key.prefix(40))\" (it takes: \(allowed.joined(separator: ", ")))")
+            }
+            guard let string = value as? String else {
+                throw ControlRequestError("the member \"\(key)\" must be a string")
+            }
+            switch key {
+            case "value": request.value = string
+            case "format": request.format = string
+            case "icons": request.icons = string
+            case "name": request.name = string
+            case "city": request.city = string
+            default: request.template = string
+            }
+        }
+        try request.check(shape)
+        return request
+    }
+
+    /// What this request takes; an unknown request word is an error listing the known ones.
+    private func shape() throws(ControlRequestError) -> RequestShape {
+        guard let shape = ControlProtocol.shape(of: request) else {
             throw ControlRequestError(
                 "unknown request \"\(request.prefix(40))\" (allowed: \(ControlProtocol.requests.joined(separator: ", ")))")
+        }
+        return shape
+    }
+
+    private func unknownArgument(_ argument: String, _ shape: RequestShape) -> ControlRequestError {
+        ControlRequestError(
+            "\"\(request)\" does not take \"\(argument.prefix(60))\" (it takes: \(shape.taken))")
+    }
+
+    /// Refuses options the request does not take, a value it does not take, and a missing value it needs.
+    private func check(_ shape: RequestShape) throws(ControlRequestError) {
+        let given: [(String, String?)] = [("format", format), ("icons", icons), ("name", name), ("template", template), ("city", city)]
+        for (key, value) in given where value != nil && !shape.options.contains(key) {
+            throw unknownArgument("\(key)=\(value!)", shape)
+        }
+        let value = value?.trimmingCharacters(in: .whitespaces) ?? ""
+        if shape.value == nil, !value.isEmpty { throw unknownArgument(value, shape) }
+        if let needed = shape.value, value.isEmpty {
+            throw ControlRequestError("\"\(request)\" needs a value: \(needed)")
         }
     }
 }

@@ -27,6 +27,9 @@ public struct SocketService: Service, CustomStringConvertible {
         public var maxClients: Int = 64
         /// A client that sends nothing for this long (and is not watching) is disconnected.
         public var idleTimeout: TimeAmount = .seconds(120)
+        /// A new connection that has sent no complete request line after this long is disconnected,
+        /// so silent connections cannot hold the places of real clients.
+        public var firstRequestTimeout: TimeAmount = .seconds(5)
         /// The socket's group (system service): mode 0660 with this group instead of 0600.
         public var group: String?
         /// The icon set and hot/cold thresholds of a format in the `[display]` settings in force, read
@@ -50,14 +53,10 @@ public struct SocketService: Service, CustomStringConvertible {
     let logger: Logger
     let eventLoopGroup: any EventLoopGroup
     let options: Options
-    private let clients = NIOLockedValueBox(ClientCounts())
+    /// Every admitted connection, and the rules for who gets a place.
+    private let connections: SocketConnections
     /// The current report's JSON line, for the event-loop fast path.
     private let cachedReport = ReportLineCache()
-
-    struct ClientCounts {
-        var connected = 0
-        var watching = 0
-    }
 
     public init(
         path: String, state: ForecastState, logger: Logger, options: Options = Options(),
@@ -68,6 +67,7 @@ public struct SocketService: Service, CustomStringConvertible {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.options = options
+        self.connections = SocketConnections(maxClients: options.maxClients)
     }
 
     public var description: String { "SocketService(\(path))" }
@@ -76,10 +76,8 @@ public struct SocketService: Service, CustomStringConvertible {
         public var description: String
     }
 
-    /// Clients connected now, and how many of them watch.
-    public var counts: (connected: Int, watching: Int) {
-        clients.withLockedValue { ($0.connected, $0.watching) }
-    }
+    /// Clients connected now, and how many of them watch (open connections only).
+    public var counts: (connected: Int, watching: Int) { connections.counts }
 
     public func run() async throws {
         // Only a listening Unix stream socket can be served; the daemon picks one (`Daemon.run`).
@@ -96,11 +94,8 @@ public struct SocketService: Service, CustomStringConvertible {
         let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
         if passed == nil { unlink(temporaryPath) }
         let idleTimeout = options.idleTimeout
-        let clients = self.clients
-        let maxClients = options.maxClients
-        // Refused with a reason, so a script sees why rather than a silent close.
-        let refusal = line(
-            ControlErrorMessage(message: "too many clients (the limit is \(options.maxClients)); try again later"))
+        let firstRequestTimeout = options.firstRequestTimeout
+        let connections = self.connections
         let cache = cachedReport
         cache.set(await state.reportLine)
         // One event loop accepts and serves: a connection then never hops to another thread between
@@ -116,27 +111,37 @@ public struct SocketService: Service, CustomStringConvertible {
             // keep the connection open to answer it.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let watching = WatchFlag()
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
-                    try channel.pipeline.syncOperations.addHandler(IdleCloser(watching: watching))
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(RequestLineDecoder(maxLength: ControlProtocol.maxRequestLength)))
+                // Who connected, from the kernel, before anything else: the limits are per user.
+                Self.peerUID(of: channel).flatMapThrowing { uid in
                     // Counted from the moment they connect, silent ones included, so the limit holds
                     // for clients that never send a byte.
-                    let admitted = clients.withLockedValue { counts -> Bool in
-                        guard counts.connected < maxClients else { return false }
-                        counts.connected += 1
-                        return true
+                    var refusal: ByteBuffer?
+                    switch connections.admit(channel, uid: uid) {
+                    case .admitted(let evicted):
+                        channel.closeFuture.whenComplete { _ in connections.closed(channel) }
+                        if let evicted {
+                            let message = Self.encodeLine(
+                                ControlErrorMessage(
+                                    message: "closed to make room for another client (the limit is \(connections.maxClients))",
+                                    closed: true))
+                            evicted.writeAndFlush(message).whenComplete { _ in evicted.close(promise: nil) }
+                        }
+                    case .refused(let message):
+                        // Refused with a reason, so a script sees why rather than a silent close.
+                        refusal = Self.encodeLine(ControlErrorMessage(message: message, closed: true))
                     }
-                    if admitted {
-                        channel.closeFuture.whenComplete { _ in clients.withLockedValue { $0.connected -= 1 } }
-                    }
-                    try channel.pipeline.syncOperations.addHandler(
-                        FirstReportFastPath(cache: cache, refusal: admitted ? nil : refusal) { channel in
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                    try pipeline.addHandler(IdleCloser(connections: connections))
+                    try pipeline.addHandler(
+                        ByteToMessageHandler(RequestLineDecoder(maxLength: ControlProtocol.maxRequestLength)))
+                    try pipeline.addHandler(FirstRequestDeadline(timeout: firstRequestTimeout, connections: connections))
+                    try pipeline.addHandler(
+                        FirstReportFastPath(cache: cache, refusal: refusal) { channel in
                             // On the event loop, before the request that needs it is passed on.
                             let async = try NIOAsyncChannel<RequestLine, ByteBuffer>(wrappingChannelSynchronously: channel)
-                            handOver.yield(Connection(channel: async, watching: watching))
+                            connections.served(channel)
+                            handOver.yield(Connection(channel: async))
                         })
                 }
             }
@@ -188,6 +193,11 @@ public struct SocketService: Service, CustomStringConvertible {
                 }
                 for await connection in handedOver {
                     group.addTask {
+                        // Its place is freed only now that nothing of it is left (the socket closes
+                        // first), so the limit bounds the memory connections hold.
+                        defer { connections.taskEnded(connection.channel.channel) }
+                        // A connection that closed while its task waited to start costs nothing more.
+                        guard connection.channel.channel.isActive else { return }
                         await withGracefulShutdownHandler {
                             await serve(connection)
                         } onGracefulShutdown: {
@@ -282,7 +292,9 @@ public struct SocketService: Service, CustomStringConvertible {
                         switch request {
                         case .tooLong:
                             try await outbound.write(
-                                line(ControlErrorMessage(message: "request line longer than \(ControlProtocol.maxRequestLength) bytes")))
+                                line(
+                                    ControlErrorMessage(
+                                        message: "request line longer than \(ControlProtocol.maxRequestLength) bytes", closed: true)))
                             throw ConnectionClosed()
                         case .text(let text):
                             if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
@@ -310,7 +322,7 @@ public struct SocketService: Service, CustomStringConvertible {
                                     continue
                                 }
                                 watchStarted = true
-                                connection.watching.set(true)
+                                connections.setWatching(connection.channel.channel)
                                 group.addTask { try await watch(renderer, city: request.city, outbound) }
                                 continue
                             }
@@ -332,8 +344,6 @@ public struct SocketService: Service, CustomStringConvertible {
     private func watch(
         _ renderer: ReportRenderer, city: String?, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     ) async throws {
-        clients.withLockedValue { $0.watching += 1 }
-        defer { clients.withLockedValue { $0.watching -= 1 } }
         var last: String?
         for await report in await state.subscribe() {
             let text: String
@@ -415,7 +425,10 @@ public struct SocketService: Service, CustomStringConvertible {
         return "unknown city \"\(key.prefix(60))\" (listed: \(listed.isEmpty ? "none; add one with forecastctl cities add NAME" : listed.joined(separator: ", ")))"
     }
 
-    private func line(_ value: some Encodable) -> ByteBuffer {
+    private func line(_ value: some Encodable) -> ByteBuffer { Self.encodeLine(value) }
+
+    /// One answer object as a line: snake_case keys, sorted, a newline after it.
+    static func encodeLine(_ value: some Encodable) -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -448,6 +461,14 @@ public struct SocketService: Service, CustomStringConvertible {
         var uid: uid_t?
         /// Settings may be changed by the daemon's own user and by root only; others may read.
         var mayChangeSettings: Bool { uid == getuid() || uid == 0 }
+    }
+
+    /// The user id at the other end of a new connection (SO_PEERCRED), nil when the kernel does not say.
+    static func peerUID(of channel: any Channel) -> EventLoopFuture<uid_t?> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return future.map { Optional($0.uid) }.recover { _ in nil }
     }
 
     /// The user at the other end of a Unix socket, from the kernel (SO_PEERCRED), not from anything
@@ -557,33 +578,74 @@ final class FirstReportFastPath: ChannelInboundHandler, @unchecked Sendable {
 /// Ends a connection's tasks (not an error).
 struct ConnectionClosed: Error {}
 
-/// One accepted connection and whether it is watching (watchers are exempt from the idle timeout).
+/// One accepted connection handed to a task.
 struct Connection: Sendable {
     let channel: NIOAsyncChannel<RequestLine, ByteBuffer>
-    let watching: WatchFlag
-}
-
-/// A flag shared between a connection's task and its event-loop handlers.
-final class WatchFlag: Sendable {
-    private let value = NIOLockedValueBox(false)
-    func set(_ watching: Bool) { value.withLockedValue { $0 = watching } }
-    var isSet: Bool { value.withLockedValue { $0 } }
 }
 
 /// Closes connections that sent nothing for the idle timeout, unless they watch.
 final class IdleCloser: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-    let watching: WatchFlag
+    let connections: SocketConnections
 
-    init(watching: WatchFlag) { self.watching = watching }
+    init(connections: SocketConnections) { self.connections = connections }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !watching.isSet {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !connections.isWatching(context.channel) {
             context.close(promise: nil)
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Closes a new connection that has sent no complete request line within a few seconds, with an
+/// error saying so: a silent connection holds a place a real client may need. The first non-blank
+/// line marks the connection as one that asked something (the last to make room for newcomers).
+final class FirstRequestDeadline: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = RequestLine
+    typealias InboundOut = RequestLine
+    private let timeout: TimeAmount
+    private let connections: SocketConnections
+    // Only touched on the channel's event loop.
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: TimeAmount, connections: SocketConnections) {
+        self.timeout = timeout
+        self.connections = connections
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let seconds = timeout.nanoseconds / 1_000_000_000
+        let wait = seconds >= 1 ? "\(seconds) s" : "\(timeout.nanoseconds / 1_000_000) ms"
+        let message = SocketService.encodeLine(
+            ControlErrorMessage(message: "no request within \(wait) of connecting (send one at once, e.g. report)", closed: true))
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            channel.writeAndFlush(message).whenComplete { _ in channel.close(promise: nil) }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let deadline, case .text(let text) = unwrapInboundIn(data), !text.allSatisfy(\.isWhitespace) {
+            deadline.cancel()
+            self.deadline = nil
+            connections.markRequested(context.channel)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
     }
 }
 

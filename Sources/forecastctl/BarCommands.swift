@@ -43,16 +43,24 @@ struct FormatOptions: ParsableArguments {
         ControlRequest(request: word, format: format?.rawValue, icons: icons?.rawValue, template: template, city: city)
     }
 
-    /// What a bar shows when there is no daemon and no status file: never empty, never an exit code
-    /// that would hide the module.
+    /// What a bar shows when there is no daemon and no status file: a neutral "no data" glyph (the
+    /// icon set's unknown glyph, never a sky condition), grey, class `unavailable`; never empty, never
+    /// an exit code that would hide the module. Every line of the format (three for i3blocks).
     func unavailableLine(_ reason: String) -> String {
-        switch format ?? .text {
-        case .json: return #"{"class":"ERROR","message":"\#(reason.replacingOccurrences(of: "\"", with: "'"))"}"#
-        case .waybar:
-            return #"{"text":"⛅ ?","alt":"unavailable","tooltip":"\#(reason.replacingOccurrences(of: "\"", with: "'"))","class":["error","unavailable"]}"#
-        case .i3statusRust: return #"{"icon":"","state":"Critical","text":"weather ?","short_text":"?"}"#
-        case .polybar: return "%{F\(BarColor.error)}weather ?%{F-}"
-        default: return "weather ?"
+        let format = format ?? .text
+        let glyph = (icons ?? format.defaultIcons).unknownGlyph
+        let text = glyph + " no data"
+        func json(_ object: [String: Any]) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+        switch format {
+        case .json: return json(["class": "ERROR", "message": reason])
+        case .waybar: return json(["text": text, "alt": "unavailable", "tooltip": reason, "class": ["unavailable"]])
+        case .i3statusRust: return json(["icon": "", "state": "Idle", "text": text, "short_text": glyph])
+        case .polybar: return "%{F\(BarColor.stale)}\(text)%{F-}"
+        case .i3blocks: return "\(text)\n\(glyph)\n\(BarColor.stale)"
+        default: return text
         }
     }
 }
@@ -63,9 +71,10 @@ struct Watch: ParsableCommand {
         discussion: """
             For bars that read a command's output continuously (Waybar `exec` without `interval`, i3blocks \
             `interval=persist`, polybar `tail = true`). --city shows one listed city; --rotate N shows here and \
-            each listed city in turn, N seconds each. When the daemon is not running or goes away, one line \
-            says so and forecastctl waits for it to come back: it never exits with an error a bar would \
-            hide the module for.
+            each listed city in turn, N seconds each. When the daemon is not running or goes away, the last \
+            report it wrote to its status file is shown, marked stale, and followed (inotify) until the \
+            daemon's socket is back; with no status file either, a neutral "no data" line. It never exits \
+            with an error a bar would hide the module for.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -95,27 +104,42 @@ struct Watch: ParsableCommand {
             try rotating(path: path, every: rotate)
             return
         }
-        var saidUnavailable = false
+        let file = StatusFileReport(path: global.statusFile(settings), city: output.city)
+        let lines = (output.format ?? .text).lineCount
+        var follower: StatusFileFollower?
+        var last: String?
+        /// One line per change: a persistent bar block reads one line per update.
+        func show(_ text: String) -> Bool {
+            let line = lines > 1 ? String(text.prefix { $0 != "\n" }) : text
+            guard line != last else { return true }
+            last = line
+            return emit(line)
+        }
         while true {
             do {
                 let client = try ControlClient(socketPath: path, timeout: .seconds(86_400 * 365))
                 try client.send(output.request("watch").line)
-                saidUnavailable = false
                 while true {
-                    let line = try client.readLine()
-                    if line.hasPrefix(#"{"class":"ERROR""#) {
+                    let line = try client.readAnswer()
+                    if ControlErrorMessage.decode(line) != nil {
                         // A bad format or template: say it once and stop, it will not get better.
                         FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
                         throw ExitCode(64)
                     }
-                    guard emit(line) else { return }
+                    guard show(line) else { return }
                 }
             } catch let error as ControlClientError {
-                if !saidUnavailable {
-                    guard emit(output.unavailableLine(error.description)) else { return }
-                    saidUnavailable = true
+                // The daemon is away: its last report, marked stale, until its socket is back. Woken by
+                // a change of the status file or of the socket's directory, and once a minute so that
+                // the age shown stays true.
+                if follower == nil { follower = StatusFileFollower(statusFile: file.path, socket: path) }
+                let text = file.read().map { output.render($0, settings) } ?? output.unavailableLine(error.description)
+                guard show(text) else { return }
+                if let follower {
+                    _ = follower.wait(timeout: .seconds(60))
+                } else {
+                    sleep(2)  // no inotify (out of watches): try again a little later
                 }
-                sleep(2)
             }
         }
     }
@@ -133,7 +157,7 @@ struct Watch: ParsableCommand {
                     var request = output.request("report")
                     request.city = city
                     let line = try ControlClient(socketPath: path).request(request.line)
-                    if line.hasPrefix(#"{"class":"ERROR""#), city == nil {
+                    if ControlErrorMessage.decode(line) != nil, city == nil {
                         FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
                         throw ExitCode(64)
                     }
@@ -142,7 +166,7 @@ struct Watch: ParsableCommand {
                 }
             } catch let error as ControlClientError {
                 if !saidUnavailable {
-                    guard emit(output.unavailableLine(error.description)) else { return }
+                    guard emit(String(output.unavailableLine(error.description).prefix { $0 != "\n" })) else { return }
                     saidUnavailable = true
                 }
                 sleep(2)
@@ -216,21 +240,22 @@ struct ForecastCommand: ParsableCommand {
     }
 }
 
-/// The report line from the socket, or from the status file when no daemon answers (said on stderr).
+/// The report line from the socket, or from the status file when the daemon does not answer for any
+/// reason (not running, refusing, closed mid-answer: said on stderr).
 func fetchReportLine(socketPath: String, statusFile: String, request: String = "report") throws -> String {
     do throws(ControlClientError) {
         let client = try ControlClient(socketPath: socketPath)
         return try client.request(request)
     } catch {
-        guard error.daemonNotRunning else { throw CommandFailure(message: error.description, exitCode: .requestFailed) }
         guard let data = FileManager.default.contents(atPath: statusFile),
             let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first
         else {
             throw CommandFailure(
-                message: "\(error.description), and there is no status file at \(statusFile)", exitCode: .unavailable)
+                message: "\(error.description), and there is no status file at \(statusFile)",
+                exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
         }
-        FileHandle.standardError.write(
-            Data("forecastctl: forecastd is not running; showing the last report it wrote to \(statusFile)\n".utf8))
+        let why = error.daemonNotRunning ? "forecastd is not running" : "forecastd did not answer (\(error.description))"
+        FileHandle.standardError.write(Data("forecastctl: \(why); showing the last report it wrote to \(statusFile)\n".utf8))
         return String(line)
     }
 }

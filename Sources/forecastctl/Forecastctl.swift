@@ -155,19 +155,23 @@ struct Status: ParsableCommand {
 
     func run() throws {
         if let format = output.format {
-            // For bars: the daemon renders; without it, the status file is rendered here.
+            // For bars: the daemon renders; without it, the status file is rendered here (marked stale).
             let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
-            if let line = try? ControlClient(socketPath: global.socketPath(settings)).request(output.request("report").line) {
+            let socket = global.socketPath(settings)
+            if format.lineCount > 1 {
+                // The socket sends the first line of a multi-line format (what a persistent block
+                // reads): take the daemon's report and render every line here, with the daemon's options.
+                let request = ControlRequest(request: "report", city: output.city).line
+                if let line = try? ControlClient(socketPath: socket).request(request), let report = try? ReportJSON.decode(line) {
+                    print(output.render(report, settings))
+                    return
+                }
+            } else if let line = try? ControlClient(socketPath: socket).request(output.request("report").line) {
                 print(line)
                 return
             }
-            if let data = FileManager.default.contents(atPath: global.statusFile(settings)),
-                let text = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
-                let whole = try? ReportJSON.decode(text),
-                let report = output.city.map({ whole.city($0)?.report }) ?? whole
-            {
-                let template = output.template.flatMap { try? Template($0) }
-                print(Renderer.render(report, as: format, options: RenderOptions(icons: output.icons, template: template)))
+            if let report = StatusFileReport(path: global.statusFile(settings), city: output.city).read() {
+                print(output.render(report, settings))
                 return
             }
             print(output.unavailableLine("forecastd is not running and has written no status file"))
@@ -178,9 +182,8 @@ struct Status: ParsableCommand {
             var line = try fetchReportLine(
                 socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
                 request: output.request("report").line)
-            if line.hasPrefix(#"{"class":"ERROR""#) {
-                let message = (try? JSONDecoder().decode(ControlErrorMessage.self, from: Data(line.utf8)))?.message ?? line
-                throw CommandFailure(message: message, exitCode: .usage)
+            if let error = ControlErrorMessage.decode(line) {
+                throw CommandFailure(message: error.message, exitCode: .usage)
             }
             var report: Report
             do {

@@ -140,7 +140,10 @@ struct SocketProtocolTests {
         options.idleTimeout = .milliseconds(400)
         try await server.withServer(options: options) { path, _ in
             let three = try RawClients(count: 3, path: path)
-            _ = try await onOwnThread { three.readLines(atLeast: 1) }  // greetings: all three admitted
+            // Greetings: all three admitted. Each asks something, so none makes room for a newcomer
+            // (a silent connection would).
+            three.sendAll("status")
+            _ = try await onOwnThread { three.readLines(atLeast: 2) }
             let fourth = try RawClients(count: 1, path: path)
             // The greeting comes from the event loop at once; the refusal follows it.
             let refused = try await onOwnThread { fourth.readLines(atLeast: 2, timeout: 5) }
@@ -181,6 +184,68 @@ struct SocketProtocolTests {
             // The daemon's own user (root here) may.
             let own = try await onOwnThread { try ControlClient(socketPath: path).request("units imperial") }
             #expect(own.contains("\"ok\":true"))
+        }
+    }
+
+    @Test("arguments a request does not take are answered with an ERROR naming what it takes, and the connection stays")
+    func unknownArguments() async throws {
+        var options = SocketService.Options()
+        options.changeSettings = { _ in ControlAnswer(class: "SETTINGS", ok: true, message: "changed") }
+        try await server.withServer(options: options) { path, _ in
+            let answers = try await onOwnThread { () -> [String] in
+                let client = try ControlClient(socketPath: path)
+                return try [
+                    "report junk", "report colour=red", "status format=json", "locate now", "units", "mode",
+                    #"{"request":"report","colour":"red"}"#, #"{"request":"report","format":3}"#,
+                    #"{"request":"status","value":"x"}"#, "unpin name=Home", "report format=tmux",
+                ].map { try client.request($0) }
+            }
+            let errors = answers.dropLast()
+            #expect(errors.allSatisfy { $0.hasPrefix(#"{"class":"ERROR""#) && !$0.contains("closed") }, "\(answers)")
+            #expect(answers[0].contains(#"\"report\" does not take \"junk\" (it takes: format=, icons=, template=, city=)"#), "\(answers[0])")
+            #expect(answers[1].contains(#"does not take \"colour=red\""#), "\(answers[1])")
+            #expect(answers[2].contains(#"\"status\" does not take \"format=json\" (it takes: nothing)"#), "\(answers[2])")
+            #expect(answers[3].contains(#"\"locate\" does not take \"now\""#), "\(answers[3])")
+            #expect(answers[4].contains(#"\"units\" needs a value: metric or imperial"#), "\(answers[4])")
+            #expect(answers[5].contains(#"\"mode\" needs a value: auto or pinned"#), "\(answers[5])")
+            #expect(answers[6].contains(#"takes no member \"colour\" (it takes: request, format, icons, template, city)"#), "\(answers[6])")
+            #expect(answers[7].contains(#"the member \"format\" must be a string"#), "\(answers[7])")
+            #expect(answers[8].contains(#"\"status\" takes no member \"value\""#), "\(answers[8])")
+            #expect(answers[9].contains(#"\"unpin\" does not take \"name=Home\""#), "\(answers[9])")
+            // The connection stayed open through all of them.
+            #expect(!answers[10].contains("ERROR") && !answers[10].isEmpty)
+        }
+    }
+
+    @Test("a reader in socket_group holds at most half the places, so it cannot lock the owner out")
+    func otherUserCannotFillTheTable() async throws {
+        var options = SocketService.Options()
+        options.group = "nogroup"
+        options.maxClients = 4
+        try await server.withServer(options: options, directoryMode: 0o755) { path, _ in
+            // User nobody opens four watchers, one after the other, and keeps them for 3 s.
+            var nobody: [Task<(status: Int32, stdout: String, stderr: String), any Error>] = []
+            for _ in 1...4 {
+                nobody.append(
+                    Task {
+                        try await runTool(
+                            URL(fileURLWithPath: "/usr/bin/setpriv"),
+                            ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                             "(echo watch; sleep 3) | /usr/bin/socat -T 2 - UNIX-CONNECT:\(path)"],
+                            environment: ["PATH": "/usr/bin:/bin"])
+                    })
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            try await Task.sleep(for: .seconds(1))
+            // The owner still gets in while they are there.
+            let own = try await onOwnThread { try ControlClient(socketPath: path).request("status") }
+            #expect(own.contains("\"class\":\"STATUS\""), "\(own)")
+            var lines: [Substring] = []
+            for task in nobody { lines += try await task.value.stdout.split(separator: "\n") }
+            // Two of nobody's four got a place; the other two were refused (socat may drop the
+            // refusal's line when its own write fails first).
+            #expect(lines.filter { $0.contains("\"schema\":1") }.count == 2, "\(lines)")
+            #expect(!lines.contains { $0.contains("closed to make room") }, "\(lines)")
         }
     }
 

@@ -87,6 +87,93 @@ struct BarCommandsTests {
         #expect(bad.stderr.contains("waybar"))
     }
 
+    @Test("no daemon and no status file: a neutral no-data glyph, class unavailable, grey, never a sky or red")
+    func noDataLine() async throws {
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = DaemonProcess.environment(for: directory)
+        func status(_ format: String) async throws -> String {
+            let result = try await runTool(ctl, ["status", "--format", format], environment: environment)
+            #expect(result.status == 0)
+            return result.stdout.trimmingCharacters(in: .newlines)
+        }
+        let waybar = try JSONSerialization.jsonObject(with: Data(try await status("waybar").utf8)) as? [String: Any]
+        #expect(waybar?["text"] as? String == "❔ no data")
+        #expect(waybar?["class"] as? [String] == ["unavailable"])
+        #expect(waybar?["alt"] as? String == "unavailable")
+        #expect(try await status("polybar") == "%{F#888888}❔ no data%{F-}")
+        #expect(try await status("i3blocks") == "❔ no data\n❔\n#888888")
+        #expect(try await status("i3status-rust").contains(#""state":"Idle""#))
+        #expect(try await status("tmux") == "❔ no data")
+        let nerd = try await runTool(ctl, ["status", "--format", "text", "--icons", "nerd"], environment: environment)
+        #expect(nerd.stdout == "\u{E374} no data\n")
+    }
+
+    @Test("status --format i3blocks prints its three lines from the daemon and from the status file (marked stale)")
+    func i3blocksThreeLines() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server)
+        defer { daemon.removeDirectory() }
+        let environment = DaemonProcess.environment(for: daemon.directory)
+        let config = ["--config", daemon.configPath]
+        let live = try await runTool(ctl, ["status", "--format", "i3blocks"] + config, environment: environment)
+        let liveLines = live.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(liveLines.count == 3, "\(live.stdout)")
+        #expect(liveLines.first?.contains("°C") == true && liveLines.first?.contains("stale") == false)
+        #expect(await daemon.stop() == 0)
+        let file = try await runTool(ctl, ["status", "--format", "i3blocks"] + config, environment: environment)
+        let fileLines = file.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(fileLines.count == 3, "\(file.stdout)")
+        #expect(fileLines.first?.contains("(stale") == true, "\(file.stdout)")
+        #expect(fileLines.last == "#888888")
+        try await server.shutdown()
+    }
+
+    @Test("watch before the daemon starts, while it runs, after it stops and when it is back: never a gap, never ?")
+    func watchFollowsTheStatusFile() async throws {
+        let server = try await ReplayServer.start()
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = settingsText(
+            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
+        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
+        let outputPath = directory.path + "/watch.out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let process = Process()
+        process.executableURL = ctl
+        process.arguments = ["watch", "--format", "text", "--config", directory.path + "/forecastd.toml"]
+        process.environment = DaemonProcess.environment(for: directory)
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL) }
+        func watched() -> [String] {
+            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while watched().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        // Before the daemon: neither socket nor file (not even their directory).
+        #expect(watched() == ["❔ no data"])
+
+        // The daemon starts: its directory appears, then its socket; watch switches to it.
+        var daemon = try DaemonProcess.start(config: config, in: directory)
+        try await daemon.wait(for: "a live line") { watched().last?.contains("°C") == true && watched().last?.contains("stale") == false }
+
+        // It stops: the last report it wrote, marked stale.
+        #expect(await daemon.stop() == 0)
+        try await daemon.wait(for: "the stale line from the status file") { watched().last?.contains("(stale") == true }
+        #expect(watched().last?.contains("°C") == true)
+
+        // It is back: live again.
+        daemon = try DaemonProcess.start(config: config, in: directory)
+        try await daemon.wait(for: "a live line again") { watched().last?.contains("stale") == false }
+        #expect(watched().last?.contains("°C") == true)
+        #expect(!watched().contains { $0.contains("?") && !$0.contains("❔") })
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
     @Test("pin by place name: unique, ambiguous with candidates, unknown")
     func pinByName() async throws {
         let directory = try DaemonProcess.makeDirectory()

@@ -133,6 +133,12 @@ if command -v i3status >/dev/null; then
     expected=$(cat "$golden/stale.text.txt")
     [[ "$line" == "$expected" ]] && pass "i3status read_file shows: $line" \
         || fail "i3status read_file: expected '$expected', got '$line'"
+    # As i3bar reads it: stale data must not be painted "good" (green).
+    { printf 'general {\n    output_format = "i3bar"\n    colors = true\n    interval = 1\n}\n'
+      sed "s#/run/user/1000#$XDG_RUNTIME_DIR#" "$here/i3status.conf"; } > "$work/i3status-i3bar.conf"
+    block=$(timeout 3 i3status -c "$work/i3status-i3bar.conf" 2>/dev/null | sed -n 3p || true)
+    [[ "$block" == *'"color":"#FFFFFF"'* ]] && pass "i3status paints stale data in the bar's text colour, not green" \
+        || fail "i3status stale data colour: expected #FFFFFF, got '$block'"
     rm "$status_dir/forecast.txt"
     line=$(timeout 3 i3status -c "$work/i3status.conf" 2>/dev/null | head -n 1 || true)
     [[ "$line" == "forecast: no status file" ]] && pass "i3status without the file shows format_bad" \
