@@ -19,7 +19,10 @@ import WeatherProviders
 /// - **The nowcast** ("Rain in 20 min") is judged again at the moment its text would change
 ///   (``ForecastState/nextNowcastChange``), so it counts down without new data.
 /// - A failed request changes nothing but the log: the last good warnings and air stay, and the forecast
-///   is never touched. Each distinct problem is logged once.
+///   is never touched. Each distinct problem is logged once. When a source has given no good answer for
+///   its interval plus ``AlertStaleness/grace``, its last good values are marked stale (`warnings_stale`,
+///   `air.stale`) and the report's `errors` say so (kinds `warnings` and `air`); a timer is set for that
+///   moment.
 /// - `[warnings]` and `[air]` are live: a change of switches, URLs or precision builds new sources.
 public struct AlertService: Service, CustomStringConvertible {
     /// The warning service for a country under the settings in force; nil when none serves it.
@@ -31,15 +34,17 @@ public struct AlertService: Service, CustomStringConvertible {
     let makeWarningSource: MakeWarningSource
     let makeAirService: MakeAirService
     let logger: Logger
-    let clock: @Sendable () -> Date
+    let alertClock: AlertClock
+    var clock: @Sendable () -> Date { { [alertClock] in alertClock.now() } }
 
+    /// - Parameter clock: the clock of cadence, expiry and staleness; the sources must share it.
     public init(
-        state: ForecastState, logger: Logger, clock: @escaping @Sendable () -> Date = { Date() },
+        state: ForecastState, logger: Logger, clock: AlertClock = .system,
         makeWarningSource: @escaping MakeWarningSource, makeAirService: @escaping MakeAirService
     ) {
         self.state = state
         self.logger = logger
-        self.clock = clock
+        self.alertClock = clock
         self.makeWarningSource = makeWarningSource
         self.makeAirService = makeAirService
     }
@@ -51,7 +56,8 @@ public struct AlertService: Service, CustomStringConvertible {
             // A new report may carry a new position or country; new settings other sources.
             let alarm = Alarm()
             var judge = AlertJudge(service: self)
-            await alarm.follow(state) { _ in alarm.arm(await judge.update()) }
+            let clock = alertClock
+            await alarm.follow(state) { _ in alarm.arm(await judge.update().map(clock.realDate(for:))) }
         }
     }
 }
@@ -79,6 +85,12 @@ struct AlertJudge {
     private var lastFeed: MatchedFeed?
     private var airService: (key: AirKey, service: AirQualityService?)?
     private var loggedWarningProblem: String?
+    /// The source's last good answer's moment, or the first failure when there has been none.
+    private var warningsGoodOrFailingSince: Date?
+    /// The last failure since the last good answer, for the report's error.
+    private var warningFailure: WarningError?
+    /// The air service's first failure since its last good answer, and that failure.
+    private var airFailure: (since: Date, message: String)?
 
     init(service: AlertService) {
         self.service = service
@@ -95,9 +107,16 @@ struct AlertJudge {
         let country = report.place?.countryCode
         var due: [Date] = []
 
-        let warnings = await judgeWarnings(configuration, position: position, country: country, due: &due)
-        let air = await judgeAir(configuration, position: position, country: country, due: &due)
-        await service.state.setAlerts(warnings: warnings, air: air)
+        var problems: [ReportError] = []
+        var warningsStale = false
+        var airStale = false
+        let warnings = await judgeWarnings(
+            configuration, position: position, country: country, due: &due, stale: &warningsStale,
+            problems: &problems)
+        let air = await judgeAir(
+            configuration, position: position, country: country, due: &due, stale: &airStale, problems: &problems)
+        await service.state.setAlerts(
+            warnings: warnings, air: air, warningsStale: warningsStale, airStale: airStale, problems: problems)
         // The nowcast counts down with the clock, not with new data.
         await service.state.rejudgeNowcast()
         if let change = await service.state.nextNowcastChange { due.append(change) }
@@ -106,7 +125,8 @@ struct AlertJudge {
     }
 
     private mutating func judgeWarnings(
-        _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date]
+        _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date],
+        stale: inout Bool, problems: inout [ReportError]
     ) async -> [WeatherWarning]? {
         guard let position, let country, !country.isEmpty else { return nil }
         let key = WarningKey(
@@ -116,6 +136,8 @@ struct AlertJudge {
         if warningSource?.key != key {
             warningSource = (key, service.makeWarningSource(configuration, key.country))
             lastFeed = nil
+            warningsGoodOrFailingSince = nil
+            warningFailure = nil
         }
         guard let source = warningSource?.source else { return nil }
         do throws(WarningError) {
@@ -123,6 +145,10 @@ struct AlertJudge {
             lastFeed = answer.feed
             due.append(answer.nextRequest)
             if !answer.fromCache {
+                // Only a new answer ends a failure: within the interval after a failed request the source
+                // serves its last good answer again.
+                warningsGoodOrFailingSince = answer.fetchedAt
+                warningFailure = nil
                 loggedWarningProblem = nil
                 if !answer.feed.refused.isEmpty {
                     service.logger.notice(
@@ -143,11 +169,32 @@ struct AlertJudge {
             }
             if case .throttled = error.reason {
                 // Another position within the source's interval: the next request is already planned.
+            } else {
+                if warningsGoodOrFailingSince == nil { warningsGoodOrFailingSince = service.clock() }
+                warningFailure = error
+            }
+            if case .throttled = error.reason {
+                // Not a failure of the source: nothing to log.
             } else if loggedWarningProblem != error.description {
                 loggedWarningProblem = error.description
                 service.logger.warning(
                     "Official warnings could not be read; the last good ones stay until the next attempt.",
                     metadata: ["warnings.source": "\(error.source)", "error": "\(error.detail)"])
+            }
+        }
+        if let failure = warningFailure, let since = warningsGoodOrFailingSince {
+            let staleAt = AlertStaleness.staleAt(lastGood: since, interval: Self.seconds(source.minimumInterval))
+            if service.clock() >= staleAt {
+                stale = lastFeed != nil
+                problems.append(
+                    ReportError(
+                        kind: .warnings,
+                        message: "Official warnings from \(failure.source) could not be read since "
+                            + Timestamps.rfc3339(since) + " (\(failure.detail))"
+                            + (lastFeed == nil ? "." : "; the warnings shown may be out of date."),
+                        since: Timestamps.rfc3339(staleAt)))
+            } else {
+                due.append(staleAt)
             }
         }
         guard let lastFeed else { return nil }
@@ -157,17 +204,45 @@ struct AlertJudge {
     }
 
     private mutating func judgeAir(
-        _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date]
+        _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date],
+        stale: inout Bool, problems: inout [ReportError]
     ) async -> AirQuality? {
         guard let settings = configuration.air, let position else { return nil }
         let key = AirKey(air: configuration.air, coordinatePrecision: configuration.providers.coordinatePrecision)
         if airService?.key != key {
             airService = (key, service.makeAirService(configuration))
+            airFailure = nil
         }
         guard let air = airService?.service else { return nil }
         let outcome = await air.air(
             at: position, scale: settings.scale.scale(countryCode: country), pollen: settings.pollen)
         due.append(outcome.nextRequest)
+        let now = service.clock()
+        if outcome.requested {
+            if let error = outcome.error {
+                airFailure = (airFailure?.since ?? now, error.message)
+            } else {
+                airFailure = nil
+            }
+        }
+        if let failure = airFailure {
+            // Stale from the last good reading's arrival (or the first failure when there is none) plus the
+            // service's interval and the grace.
+            let since = outcome.air.map { min($0.fetchedAt, failure.since) } ?? failure.since
+            let staleAt = AlertStaleness.staleAt(lastGood: since, interval: await air.interval)
+            if now >= staleAt {
+                stale = outcome.air != nil
+                problems.append(
+                    ReportError(
+                        kind: .air,
+                        message: "The air quality could not be read since " + Timestamps.rfc3339(since)
+                            + " (\(failure.message))"
+                            + (outcome.air == nil ? "." : "; the reading shown may be out of date."),
+                        since: Timestamps.rfc3339(staleAt)))
+            } else {
+                due.append(staleAt)
+            }
+        }
         return outcome.air
     }
 

@@ -20,24 +20,38 @@ extension Daemon {
                 metadata: ["file": "\(MeteoAlarmAreas.fileName)"])
         }
         let stateDirectory = settings.stateDirectory
+        let environment = ProcessInfo.processInfo.environment
+        let clock = AlertClock.fromEnvironment(environment) ?? .system
+        if clock.speed != 1 {
+            logger.notice(
+                "The warning and air services run on a test clock faster than real time.",
+                metadata: ["speed": "\(clock.speed)"])
+        } else if let text = environment[AlertClock.speedVariable], text != "1" {
+            logger.warning(
+                "The test clock speed is not a number from 1 to 100000; the real clock is used.",
+                metadata: ["variable": "\(AlertClock.speedVariable)", "value": "\(text)"])
+        }
         return [
             AlertService(
-                state: state, logger: logger,
+                state: state, logger: logger, clock: clock,
                 makeWarningSource: { configuration, country in
                     let context = WarningSourceContext(
                         httpClient: httpClient,
                         userAgent: UserAgent.make(
                             version: ForecastdVersion.current, contact: configuration.providers.metNorway.contact),
-                        coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger)
+                        coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger,
+                        now: { clock.now() })
                     return configuration.warningSource(forCountry: country, context: context, meteoAlarmAreas: areas)
                 },
                 makeAirService: { configuration in
-                    configuration.airQualityProvider(httpClient: httpClient, userAgent: Self.userAgent, logger: logger)
-                        .map { provider in
-                            AirQualityService(
-                                provider: provider, coordinatePrecision: configuration.providers.coordinatePrecision,
-                                logger: logger)
-                        }
+                    configuration.airQualityProvider(
+                        httpClient: httpClient, userAgent: Self.userAgent, logger: logger, now: { clock.now() }
+                    )
+                    .map { provider in
+                        AirQualityService(
+                            provider: provider, coordinatePrecision: configuration.providers.coordinatePrecision,
+                            logger: logger, now: { clock.now() })
+                    }
                 }),
             NotificationService(state: state, isSystemService: isSystemService, logger: logger) { preferences in
                 Notifier(

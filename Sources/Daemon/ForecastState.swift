@@ -70,6 +70,8 @@ public actor ForecastState {
 
     // Settings.
     private var configurationProblems: [ReportError] = []
+    /// The warning and air sources' problems, once their last good values have gone stale (`AlertService`).
+    private var alertProblems: [ReportError] = []
     private var configurationSubscribers: [Int: AsyncStream<DaemonConfiguration>.Continuation] = [:]
     private var savedStateContinuation: AsyncStream<SavedState>.Continuation
     /// Yields what should survive a restart whenever it changes; the state service is its only consumer.
@@ -192,10 +194,25 @@ public actor ForecastState {
 
     /// The warnings and the air at the position, as `AlertService` last judged them: nil drops them from
     /// the report (switched off, no source for the country, not read yet). The forecast is untouched.
-    public func setAlerts(warnings: [WeatherWarning]?, air: AirQuality?) {
-        guard warnings != inputs.warnings || air != inputs.air else { return }
+    ///
+    /// - Parameters:
+    ///   - warningsStale, airStale: the values are the last good ones of a source that has failed for longer
+    ///     than its interval and grace.
+    ///   - problems: those sources' errors for the report's `errors` (kinds `warnings` and `air`).
+    public func setAlerts(
+        warnings: [WeatherWarning]?, air: AirQuality?, warningsStale: Bool = false, airStale: Bool = false,
+        problems: [ReportError] = []
+    ) {
+        guard
+            warnings != inputs.warnings || air != inputs.air || warningsStale != inputs.warningsStale
+                || airStale != inputs.airStale || problems != alertProblems
+        else { return }
         inputs.warnings = warnings
         inputs.air = air
+        inputs.warningsStale = warningsStale
+        inputs.airStale = airStale
+        alertProblems = problems
+        inputs.errors = currentErrors()
         publishIfChanged(now: clock())
     }
 
@@ -762,7 +779,7 @@ public actor ForecastState {
             errors.append(
                 ReportError(kind: failure.error.kind, message: failure.error.message, since: Timestamps.rfc3339(failure.since)))
         }
-        return errors
+        return errors + alertProblems
     }
 
     private func publishIfChanged(now: Date, force: Bool = false) {

@@ -60,6 +60,10 @@ public struct Phrases: Sendable {
     public var moreWarnings: @Sendable (_ count: Int) -> String
     /// `2 warnings in force`.
     public var warningsInForce: @Sendable (_ count: Int) -> String
+    /// Under the warnings when their source has not answered well for longer than its interval and grace.
+    public var warningsStale = "These warnings may be out of date: their source has not answered lately."
+    /// After the air's line when the air quality service has not answered well for over an hour.
+    public var airStale = "(may be out of date)"
     /// `No warning is in force for Berlin.`; `place` is nil when unknown.
     public var noWarnings: @Sendable (_ place: String?) -> String
     /// What `forecastctl warnings` says when the report has no warnings at all.

@@ -36,12 +36,17 @@ public struct Report: Sendable, Hashable, Codable {
     /// The air at the position: its quality index, pollutants, UV and pollen; absent when switched off or
     /// not read yet.
     public var air: ReportAir?
+    /// True when the warning source has not answered well for longer than its interval and grace
+    /// (``AlertStaleness``): the warnings shown are the last good ones and may be out of date; absent
+    /// otherwise.
+    public var warningsStale: Bool?
 
     public init(
         schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
         location: ReportLocation?, place: ReportPlace?, units: ReportUnits, current: ReportCurrent?,
         hourly: [ReportHour], daily: [ReportDay], provider: ReportProvider?, errors: [ReportError],
-        warnings: [WeatherWarning]? = nil, nowcast: ReportNowcast? = nil, air: ReportAir? = nil
+        warnings: [WeatherWarning]? = nil, nowcast: ReportNowcast? = nil, air: ReportAir? = nil,
+        warningsStale: Bool? = nil
     ) {
         self.schema = schema
         self.updatedAt = updatedAt
@@ -58,6 +63,7 @@ public struct Report: Sendable, Hashable, Codable {
         self.errors = errors
         self.warnings = warnings
         self.nowcast = nowcast
+        self.warningsStale = warningsStale
         self.air = air
     }
 
@@ -316,6 +322,12 @@ public enum ErrorKind: String, Sendable, Hashable, Codable, CaseIterable {
     case providerError = "provider_error"
     case badResponse = "bad_response"
     case state
+    /// The warning source (named in the message) has not answered well for longer than its interval and
+    /// grace; the report's `warnings` are the last good ones, marked `warnings_stale`.
+    case warnings
+    /// The air quality service has not answered well for longer than its interval and grace; `air` is the
+    /// last good reading, marked `stale`.
+    case air
 }
 
 /// One of the user's listed cities, with its own report (the same schema, without `cities`).

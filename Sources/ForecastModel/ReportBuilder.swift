@@ -29,6 +29,12 @@ public struct ReportInputs: Sendable, Hashable {
     public var nowcastHorizon: TimeInterval?
     /// The last good air quality reading at the position; nil when the air is switched off or not read yet.
     public var air: AirQuality?
+    /// True when ``warnings`` are the last good ones of a source that has failed for longer than its
+    /// interval and grace (``AlertStaleness``).
+    public var warningsStale: Bool = false
+    /// True when ``air`` is the last good reading of a service that has failed for longer than its interval
+    /// and grace.
+    public var airStale: Bool = false
 
     public init(
         fix: LocationFix? = nil, place: Place? = nil, forecast: Forecast? = nil, units: UnitSystem = .metric,
@@ -54,7 +60,12 @@ extension ReportInputs {
     /// Whether a report made at `now` shows its forecast as stale: too old, or its last refresh failed.
     public func isStale(now: Date) -> Bool {
         guard let forecast else { return false }
-        let failing = errors.contains { $0.kind != ErrorKind.config.rawValue && $0.kind != ErrorKind.noLocation.rawValue }
+        // The warning and air sources' problems say nothing about the forecast's age.
+        let notForecast: Set<String> = [
+            ErrorKind.config.rawValue, ErrorKind.noLocation.rawValue, ErrorKind.warnings.rawValue,
+            ErrorKind.air.rawValue,
+        ]
+        let failing = errors.contains { !notForecast.contains($0.kind) }
         return fromSavedState || now.timeIntervalSince(forecast.fetchedAt) > staleAfter || failing
     }
 }
@@ -165,7 +176,8 @@ extension Report {
             nowcast: forecast.flatMap { forecast in
                 inputs.nowcastHorizon.flatMap { ReportNowcast(forecast, now: now, horizon: $0) }
             },
-            air: inputs.air.map { ReportAir($0, utcOffsetSeconds: offset) })
+            air: inputs.air.map { ReportAir($0, utcOffsetSeconds: offset, stale: inputs.airStale) },
+            warningsStale: inputs.warnings != nil && inputs.warningsStale ? true : nil)
     }
 }
 

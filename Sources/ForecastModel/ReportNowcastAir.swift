@@ -85,10 +85,13 @@ public struct ReportAir: Sendable, Hashable, Codable {
     public var attribution: String
     /// The sentence for tooltips: `Air quality moderate (European AQI 44, mostly PM2.5)`.
     public var text: String
+    /// True when the service has not answered well for longer than its interval and grace
+    /// (``AlertStaleness``): this is the last good reading and may be out of date; absent otherwise.
+    public var stale: Bool?
 
     enum CodingKeys: String, CodingKey {
         case aqi, aqiScale, category, level, dominant, pm2_5, pm10, o3, no2, uvIndex, pollen, time, fetchedAt
-        case attribution, text
+        case attribution, text, stale
         case className = "class"
         /// `pm2_5` as a snake_case-converting decoder presents it (``Report/makeDecoder()``): digits have
         /// no case, so the underscore is simply dropped.
@@ -113,6 +116,7 @@ public struct ReportAir: Sendable, Hashable, Codable {
         try container.encode(fetchedAt, forKey: .fetchedAt)
         try container.encode(attribution, forKey: .attribution)
         try container.encode(text, forKey: .text)
+        try container.encodeIfPresent(stale, forKey: .stale)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -135,9 +139,11 @@ public struct ReportAir: Sendable, Hashable, Codable {
         fetchedAt = try container.decode(String.self, forKey: .fetchedAt)
         attribution = try container.decode(String.self, forKey: .attribution)
         text = try container.decode(String.self, forKey: .text)
+        stale = try container.decodeIfPresent(Bool.self, forKey: .stale)
     }
 
-    public init(_ air: AirQuality, utcOffsetSeconds: Int, phrases: Phrases = .english) {
+    public init(_ air: AirQuality, utcOffsetSeconds: Int, stale: Bool = false, phrases: Phrases = .english) {
+        self.stale = stale ? true : nil
         self.aqi = Int(air.aqi.rounded())
         self.aqiScale = air.scale.rawValue
         self.category = air.category.rawValue
@@ -154,5 +160,21 @@ public struct ReportAir: Sendable, Hashable, Codable {
         self.fetchedAt = Timestamps.rfc3339(air.fetchedAt)
         self.attribution = air.attribution
         self.text = air.text(phrases: phrases)
+    }
+}
+
+/// How long the last good warnings or air stay fresh without a good answer from their source.
+///
+/// A source is asked again when its interval has passed; the answer may take up to a request's deadline and
+/// a failed one is retried an interval later. The grace covers one slow or failed request, so a single
+/// bad answer between two good ones never marks anything stale: the last good values are marked stale once
+/// **interval + grace** has passed since the source's last good answer (documented in docs/warnings.md).
+public enum AlertStaleness {
+    /// The grace beyond the source's interval: the longest request deadline (60 s) with margin.
+    public static let grace: TimeInterval = 120
+
+    /// When values from a good answer at `lastGood` become stale for a source asked every `interval`.
+    public static func staleAt(lastGood: Date, interval: TimeInterval, grace: TimeInterval = grace) -> Date {
+        lastGood.addingTimeInterval(interval + grace)
     }
 }

@@ -38,6 +38,11 @@ extension ReportFacts {
         [warningTitle(warning), warningTimes(warning)].compactMap { $0 }.joined(separator: ", ")
     }
 
+    /// The note under the warnings when they are the last good ones of a failing source; nil otherwise.
+    var warningsStaleNote: String? {
+        report.warningsStale == true && !warnings.isEmpty ? phrases.warningsStale : nil
+    }
+
     /// `⚠ Frost (minor), +1 more`: the warnings in one phrase for one-line texts.
     var warningsPhrase: String? {
         guard let top = topWarning else { return nil }
@@ -89,7 +94,10 @@ extension ReportFacts {
     var airWorthMentioning: Bool { (air?.level ?? 1) > 1 }
 
     /// `Air quality fair (European AQI 33, mostly PM10)` when the air is worse than good.
-    var airLine: String? { airWorthMentioning ? air?.text : nil }
+    var airLine: String? {
+        guard airWorthMentioning, let air else { return nil }
+        return air.stale == true ? air.text + " " + phrases.airStale : air.text
+    }
 
     /// The plants with at least 1 grain/m³, most first, rounded: `[("birch", 45), ("grass", 12)]`.
     var pollenCounts: [(name: String, grains: Int)] {

@@ -24,6 +24,7 @@ public enum ForecastTable {
         var lines: [String] = []
         if let place = facts.placeLine { lines.append(place) }
         lines += facts.warnings.map { "⚠ " + facts.warningLine($0) }
+        lines += [facts.warningsStaleNote].compactMap { $0 }
 
         guard report.status == .ok else {
             lines.append(facts.stateSentence)

@@ -25,6 +25,7 @@ public enum HumanSummary {
 
         // Warnings first: they matter most.
         lines += facts.warnings.map { "⚠ " + facts.warningLine($0) }
+        lines += [facts.warningsStaleNote].compactMap { $0 }
 
         // What it is like now.
         switch report.status {

@@ -217,8 +217,10 @@ public enum Renderer {
     }
 
     /// One line per warning in force, in its colour: `⚠ <b>Frost</b> (minor), until 08:00`.
+    /// Under them, in grey, that they may be out of date when their source has been failing.
     private static func warningLines(_ facts: ReportFacts) -> [String] {
-        facts.warnings.map { warning in
+        let note = facts.warningsStaleNote.map { "<span color=\"\(BarColor.stale)\">" + Escape.pango($0) + "</span>" }
+        return facts.warnings.map { warning in
             // The event in bold, when the phrase starts with it (a translation may not).
             let title = Escape.pango(facts.warningTitle(warning))
             let event = Escape.pango(facts.event(warning))
@@ -226,7 +228,7 @@ public enum Renderer {
             if let times = facts.warningTimes(warning) { line += Escape.pango(", " + times) }
             guard let color = BarColor.warning(warning.severity) else { return line }
             return "<span color=\"\(color)\">" + line + "</span>"
-        }
+        } + [note].compactMap { $0 }
     }
 
     /// The air when it is worse than good, and the pollen when there is any.

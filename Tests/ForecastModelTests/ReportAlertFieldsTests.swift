@@ -54,4 +54,45 @@ struct ReportAlertFieldsTests {
         #expect(shown.className == "aqi-fair")
         #expect(shown.time == "2026-06-15T14:00:00+02:00")
     }
+
+    @Test("Stale warnings and air are marked in the JSON and their errors do not make the forecast stale")
+    func staleAlerts() throws {
+        let warning = WeatherWarning(
+            source: "bright-sky", event: "frost", severity: .minor, expires: now.addingTimeInterval(3600),
+            identifier: "a")
+        let air = AirQuality(
+            provider: "open-meteo-air-quality", attribution: "CAMS",
+            coordinate: Coordinate(latitude: 52.5, longitude: 13.4),
+            time: NowcastTests.noon, fetchedAt: now.addingTimeInterval(-7200), scale: .european, aqi: 33.4)
+        let fresh = Report(ReportInputs(forecast: rainy, warnings: [warning], air: air), now: now)
+        let freshJSON = String(decoding: try Report.makeEncoder().encode(fresh), as: UTF8.self)
+        #expect(!freshJSON.contains("stale\":true"))
+        #expect(fresh.warningsStale == nil)
+
+        var inputs = ReportInputs(
+            forecast: rainy,
+            errors: [
+                ReportError(kind: .warnings, message: "Official warnings from bright-sky could not be read."),
+                ReportError(kind: .air, message: "The air quality could not be read."),
+            ], warnings: [warning], air: air)
+        inputs.warningsStale = true
+        inputs.airStale = true
+        let stale = Report(inputs, now: now)
+        #expect(stale.warningsStale == true)
+        #expect(stale.air?.stale == true)
+        #expect(stale.warnings?.map(\.identifier) == ["a"])
+        // The forecast itself is as fresh as before: only the warnings and the air are old.
+        #expect(stale.stale == fresh.stale)
+        #expect(stale.errors.map(\.kind) == ["warnings", "air"])
+        let data = try Report.makeEncoder().encode(stale)
+        let json = String(decoding: data, as: UTF8.self)
+        #expect(json.contains("\"warnings_stale\":true"))
+        #expect(json.contains("\"stale\":true,\"text\""))
+        #expect(try Report.makeDecoder().decode(Report.self, from: data) == stale)
+
+        // Without warnings there is nothing to mark.
+        var none = inputs
+        none.warnings = nil
+        #expect(Report(none, now: now).warningsStale == nil)
+    }
 }

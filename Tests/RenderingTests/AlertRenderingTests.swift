@@ -90,6 +90,26 @@ struct AlertRenderingTests {
         #expect(!plainClasses.contains { $0.hasPrefix("warning-") || $0 == "rain-soon" || $0.hasPrefix("aqi-") })
     }
 
+    @Test("Stale warnings and air stay in the bar, and the tooltip says they may be out of date")
+    func staleStayWithNote() throws {
+        var report = full
+        report.warningsStale = true
+        report.air?.stale = true
+        let object = try waybar(report)
+        let classes = try #require(object["class"] as? [String])
+        #expect(classes.contains("warning-moderate"))
+        #expect(classes.contains("aqi-moderate"))
+        let tooltip = try #require(object["tooltip"] as? String)
+        #expect(tooltip.contains("<b>Yellow wind warning</b> (moderate), until 21:00"))
+        #expect(tooltip.contains("These warnings may be out of date: their source has not answered lately."))
+        #expect(tooltip.contains("Air quality moderate (European AQI 44, mostly PM2.5) (may be out of date)"))
+        let summary = HumanSummary.render(report, now: now)
+        #expect(summary.contains("These warnings may be out of date"))
+
+        let fresh = try #require(try waybar(full)["tooltip"] as? String)
+        #expect(!fresh.contains("may be out of date"))
+    }
+
     @Test("A warning past its expiry at render time is not shown, even from an older status file")
     func expiredAtRenderTime() throws {
         var report = base
