@@ -213,6 +213,8 @@ public struct RecordedRequest: Sendable {
     /// The request target as sent, with the query (`/v1/forecast?latitude=…`).
     public var uri: String
     public var headers: [(name: String, value: String)]
+    /// When the whole request had arrived: for tests of a cadence.
+    public var receivedAt = Date()
 
     /// The path without the query.
     public var path: String { String(uri.prefix { $0 != "?" }) }
@@ -289,6 +291,11 @@ public final class ReplayServer: Sendable {
     /// How many requests arrived for `path` (the URI without its query).
     public func requestCount(path: String) -> Int {
         state.requests().filter { $0.path == path }.count
+    }
+
+    /// When each request for `path` arrived, in order.
+    public func requestTimes(path: String) -> [Date] {
+        state.requests().filter { $0.path == path }.map(\.receivedAt)
     }
 
     /// Every request received so far, oldest first.
