@@ -87,13 +87,36 @@ public struct StatusFileService: Service, CustomStringConvertible {
 
     public var description: String { "StatusFileService(\(path))" }
 
+    /// How long after a failed write the file is tried again, when no new report comes first: the
+    /// report may not change for a while after the disk is freed, and the file must not stay old.
+    static let retryDelay: Duration = .seconds(30)
+
     public func run() async throws {
         var writer = StatusFileWriter(path: path, access: StatusFileWriter.access(socketGroup: socketGroup))
         var first = true
-        for await _ in await state.subscribe().cancelOnGracefulShutdown() {
+        // A new report, or the retry after a failed write: either means "write the report now".
+        let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reports = Task { [state] in
+            for await _ in await state.subscribe() { continuation.yield() }
+            continuation.finish()
+        }
+        var retry: Task<Void, Never>?
+        defer {
+            reports.cancel()
+            retry?.cancel()
+        }
+        for await _ in attempts.cancelOnGracefulShutdown() {
             // The line the state already encoded once for every reader.
             let problem = writer.write(await state.reportLine, logger: logger)
             await state.setStorageProblem("status file " + path, message: problem)
+            retry?.cancel()
+            retry = nil
+            if problem != nil {
+                retry = Task {
+                    try? await Task.sleep(for: Self.retryDelay)
+                    if !Task.isCancelled { continuation.yield() }
+                }
+            }
             if first {
                 first = false
                 published?()
