@@ -113,7 +113,8 @@ public struct Daemon: Sendable {
             prefix: ".forecastd.sock.", in: URL(fileURLWithPath: socketPath).deletingLastPathComponent().path)
         if !removed.isEmpty {
             logger.info(
-                "Removed files an interrupted run left behind.", metadata: ["paths": "\(removed.joined(separator: ", "))"])
+                "Removed files an interrupted run left behind.",
+                metadata: ["paths": "\(removed.joined(separator: ", "))"])
         }
     }
 

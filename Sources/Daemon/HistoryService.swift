@@ -93,7 +93,8 @@ public struct HistoryService: Service, CustomStringConvertible {
                             metadata: ["city": "\(reading.cityID)", "path": "\(path)", "error": "\(error)"])
                         await state.setStorageProblem(
                             "history",
-                            message: "Cannot store a favourite's reading in the history \(path) (\(error)); the next refresh tries again.")
+                            message: "Cannot store a favourite's reading in the history \(path) (\(error)); "
+                                + "the next refresh tries again.")
                     }
                 }
                 group.cancelAll()
