@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Control
 import ForecastModel
+import FileStore
 import Foundation
 import Location
 import Logging
@@ -101,6 +102,22 @@ public struct Daemon: Sendable {
         return chosen
     }
 
+    /// Removes what a crash of an earlier run left behind: temporary files of the state and status
+    /// files' atomic writes, a socket bound under its temporary name by a daemon that is gone, and
+    /// all but the newest ``Leftovers/keptSetAsideCopies`` copies of an unreadable saved state.
+    static func removeLeftovers(stateFiles: [String], statusFile: String, socketPath: String, logger: Logger) {
+        var removed: [String] = []
+        for path in stateFiles + [statusFile] { removed += Leftovers.removeTemporaries(of: path) }
+        removed += Leftovers.pruneSetAside(of: stateFiles[0])
+        removed += Leftovers.removeOrphans(
+            prefix: ".forecastd.sock.", in: URL(fileURLWithPath: socketPath).deletingLastPathComponent().path)
+        if !removed.isEmpty {
+            logger.info(
+                "Removed files an interrupted run left behind.",
+                metadata: ["paths": "\(removed.joined(separator: ", "))"])
+        }
+    }
+
     public func run() async throws {
         // Taken first, so the variables are gone before anything could start a child process.
         let passed = SocketActivation.take()
@@ -129,6 +146,10 @@ public struct Daemon: Sendable {
             logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
             await state.restore(saved)
         }
+        // After the load, which may set one more unreadable copy aside; before anything is written.
+        Self.removeLeftovers(
+            stateFiles: [store.path, settings.stateDirectory + "/ip-location.json"],
+            statusFile: configuration.statusFile, socketPath: configuration.socketPath, logger: logger)
         // Judged once before anything is served: the first report a client or systemd sees already
         // has the pin, rather than the blank state the actor starts from.
         await state.tick()
@@ -157,7 +178,7 @@ public struct Daemon: Sendable {
         var parts: [any Service] = [
             StateService(store: store, state: state, logger: logger),
             StatusFileService(
-                path: configuration.statusFile, state: state, logger: logger,
+                path: configuration.statusFile, socketGroup: settings.output.socketGroup, state: state, logger: logger,
                 published: { startup.done(.reportPublished) }),
         ]
         parts.append(StatusFilesService(state: state, logger: logger))

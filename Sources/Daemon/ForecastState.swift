@@ -70,6 +70,8 @@ public actor ForecastState {
 
     // Settings.
     private var configurationProblems: [ReportError] = []
+    /// Failures to save the state, the history or a status file, by what failed (kind `state`).
+    private var storageProblems: [String: ReportError] = [:]
     /// The warning and air sources' problems, once their last good values have gone stale (`AlertService`).
     private var alertProblems: [ReportError] = []
     private var configurationSubscribers: [Int: AsyncStream<DaemonConfiguration>.Continuation] = [:]
@@ -188,6 +190,22 @@ public actor ForecastState {
     public func setConfigurationProblems(_ problems: [ReportError]) {
         guard problems != configurationProblems else { return }
         configurationProblems = problems
+        inputs.errors = currentErrors()
+        publishIfChanged(now: clock())
+    }
+
+    /// A failure to save `what` (the state, the history, a status file), shown in the report as kind
+    /// `state` from its first occurrence until a later save of the same thing succeeds (`message` nil).
+    ///
+    /// The first failure's message stays while the streak lasts: the report changing is what makes
+    /// the status file be written again, and a message that alternated would never let it settle.
+    public func setStorageProblem(_ what: String, message: String?) {
+        if let message {
+            guard storageProblems[what] == nil else { return }
+            storageProblems[what] = ReportError(kind: .state, message: message, since: Timestamps.rfc3339(clock()))
+        } else {
+            guard storageProblems.removeValue(forKey: what) != nil else { return }
+        }
         inputs.errors = currentErrors()
         publishIfChanged(now: clock())
     }
@@ -757,6 +775,7 @@ public actor ForecastState {
 
     private func currentErrors() -> [ReportError] {
         var errors = configurationProblems
+        errors += storageProblems.sorted { $0.key < $1.key }.map(\.value)
         if inputs.fix == nil, !inputs.locating {
             var reasons: [String] = []
             if configuration.mode == .auto {

@@ -86,10 +86,15 @@ public struct HistoryService: Service, CustomStringConvertible {
                         logger.debug(
                             "Stored a favourite's reading.",
                             metadata: ["city": "\(reading.cityID)", "outcome": "\(String(describing: outcome))"])
+                        await state.setStorageProblem("history", message: nil)
                     } catch {
                         logger.warning(
                             "A favourite's reading could not be stored; the next refresh tries again.",
                             metadata: ["city": "\(reading.cityID)", "path": "\(path)", "error": "\(error)"])
+                        await state.setStorageProblem(
+                            "history",
+                            message: "Cannot store a favourite's reading in the history \(path) (\(error)); "
+                                + "the next refresh tries again.")
                     }
                 }
                 group.cancelAll()

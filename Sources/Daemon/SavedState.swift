@@ -110,12 +110,18 @@ public struct StateService: Service, CustomStringConvertible {
         for await saved in state.savedStates.cancelOnGracefulShutdown() {
             do {
                 try store.save(saved)
-                failing = false
+                if failing {
+                    logger.info("The state is saved again.", metadata: ["path": "\(store.path)"])
+                    failing = false
+                    await state.setStorageProblem("state", message: nil)
+                }
             } catch {
                 if !failing {
                     logger.error("Cannot save the state; the last report will not survive a restart.", metadata: ["error": "\(error)"])
                     failing = true
                 }
+                await state.setStorageProblem(
+                    "state", message: "Cannot save the state (\(error)); the last report will not survive a restart.")
             }
         }
     }

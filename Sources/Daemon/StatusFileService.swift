@@ -6,28 +6,38 @@ import Rendering
 import ServiceLifecycle
 import Settings
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Writes one status file atomically, so a bar never reads half a file, and says once per failure
 /// streak that it cannot: a full disk must not flood the journal.
 struct StatusFileWriter {
     let path: String
+    /// The exact mode and group the file gets (nil: 0644, or the mode of the file already there).
+    let access: AtomicFile.Access?
     private var failing = false
     /// The text last written, so a report that renders the same is not written again.
     private var written: String?
 
-    init(path: String) {
+    init(path: String, access: AtomicFile.Access? = nil) {
         self.path = path
+        self.access = access
     }
 
-    mutating func write(_ text: String, logger: Logger) {
-        guard text != written else { return }
+    /// Writes `text` unless it is what the file holds; returns why it could not (nil: the file holds it).
+    @discardableResult
+    mutating func write(_ text: String, logger: Logger) -> String? {
+        guard text != written else { return nil }
         do {
             try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-            try AtomicFile.write(Array((text + "\n").utf8), to: path, mode: 0o644)
+            try AtomicFile.write(Array((text + "\n").utf8), to: path, mode: 0o644, access: access)
             written = text
             if failing {
                 logger.info("The status file is written again.", metadata: ["path": "\(path)"])
                 failing = false
             }
+            return nil
         } catch {
             if !failing {
                 logger.error(
@@ -35,21 +45,41 @@ struct StatusFileWriter {
                     metadata: ["path": "\(path)", "error": "\(error)"])
                 failing = true
             }
+            return "Cannot write the status file (\(error)); bars reading it show an old report."
         }
+    }
+
+    /// The status file's access: that of the socket, so whoever may not ask the daemon for the
+    /// report (it holds the precise position) cannot read it from the file either: 0600, or 0640
+    /// and the group `output.socket_group`. An unknown group gives 0600 (the socket service refuses
+    /// to start on it, and says why).
+    static func access(socketGroup: String?) -> AtomicFile.Access {
+        guard let socketGroup, !socketGroup.isEmpty, let entry = getgrnam(socketGroup) else {
+            return AtomicFile.Access(mode: 0o600)
+        }
+        return AtomicFile.Access(mode: 0o640, group: entry.pointee.gr_gid)
     }
 }
 
 /// Writes every new report to the status file (`[output] status_file`) as its JSON line.
 public struct StatusFileService: Service, CustomStringConvertible {
     let path: String
+    let socketGroup: String?
     let state: ForecastState
     let logger: Logger
     let published: (@Sendable () -> Void)?
 
-    /// - Parameter published: called once the first report has been written (or failed to be: the
-    ///   daemon runs without its status file, and says why in the log).
-    public init(path: String, state: ForecastState, logger: Logger, published: (@Sendable () -> Void)? = nil) {
+    /// - Parameters:
+    ///   - socketGroup: `output.socket_group`: the file is readable by that group as the socket is
+    ///     (mode 0640), else by its owner only (0600).
+    ///   - published: called once the first report has been written (or failed to be: the daemon
+    ///     runs without its status file, says why in the log and in the report's errors).
+    public init(
+        path: String, socketGroup: String? = nil, state: ForecastState, logger: Logger,
+        published: (@Sendable () -> Void)? = nil
+    ) {
         self.path = path
+        self.socketGroup = socketGroup
         self.state = state
         self.logger = logger
         self.published = published
@@ -57,12 +87,36 @@ public struct StatusFileService: Service, CustomStringConvertible {
 
     public var description: String { "StatusFileService(\(path))" }
 
+    /// How long after a failed write the file is tried again, when no new report comes first: the
+    /// report may not change for a while after the disk is freed, and the file must not stay old.
+    static let retryDelay: Duration = .seconds(30)
+
     public func run() async throws {
-        var writer = StatusFileWriter(path: path)
+        var writer = StatusFileWriter(path: path, access: StatusFileWriter.access(socketGroup: socketGroup))
         var first = true
-        for await _ in await state.subscribe().cancelOnGracefulShutdown() {
+        // A new report, or the retry after a failed write: either means "write the report now".
+        let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let reports = Task { [state] in
+            for await _ in await state.subscribe() { continuation.yield() }
+            continuation.finish()
+        }
+        var retry: Task<Void, Never>?
+        defer {
+            reports.cancel()
+            retry?.cancel()
+        }
+        for await _ in attempts.cancelOnGracefulShutdown() {
             // The line the state already encoded once for every reader.
-            writer.write(await state.reportLine, logger: logger)
+            let problem = writer.write(await state.reportLine, logger: logger)
+            await state.setStorageProblem("status file " + path, message: problem)
+            retry?.cancel()
+            retry = nil
+            if problem != nil {
+                retry = Task {
+                    try? await Task.sleep(for: Self.retryDelay)
+                    if !Task.isCancelled { continuation.yield() }
+                }
+            }
             if first {
                 first = false
                 published?()
@@ -111,14 +165,21 @@ public struct StatusFilesService: Service, CustomStringConvertible {
             for await _ in changes.cancelOnGracefulShutdown() {
                 let (report, configuration) = await state.reportAndConfiguration
                 if settings?.files != configuration.statusFiles || settings?.display != configuration.display {
+                    // A file no longer written no longer has a problem to show.
+                    let kept = Set(configuration.statusFiles.map(\.path))
+                    for file in settings?.files ?? [] where !kept.contains(file.path) {
+                        await state.setStorageProblem("status file " + file.path, message: nil)
+                    }
                     settings = (configuration.statusFiles, configuration.display)
                     // A file whose settings changed is written anew, even when its text is the same.
                     writers = [:]
                 }
                 for file in configuration.statusFiles {
                     var writer = writers[file.path] ?? StatusFileWriter(path: file.path)
-                    writer.write(Self.render(report, file: file, display: configuration.display), logger: logger)
+                    let problem = writer.write(
+                        Self.render(report, file: file, display: configuration.display), logger: logger)
                     writers[file.path] = writer
+                    await state.setStorageProblem("status file " + file.path, message: problem)
                 }
             }
             continuation.finish()

@@ -14,9 +14,26 @@ public enum AtomicFile {
         public var description: String
     }
 
+    /// The exact mode and group a written file gets (the group: nil keeps the process's). When the
+    /// group cannot be given, the file gets the mode without the group's bits.
+    public struct Access: Sendable, Hashable {
+        public var mode: mode_t
+        public var group: gid_t?
+
+        public init(mode: mode_t, group: gid_t? = nil) {
+            self.mode = mode
+            self.group = group
+        }
+    }
+
     /// Replaces `path` with `bytes`. `mode` applies to a new file; an existing file keeps its mode
     /// and, where this process may set them, its owner and group.
-    public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644) throws(WriteError) {
+    ///
+    /// With `access`, the file gets exactly that mode and group whatever it had: for files the daemon
+    /// owns whose readers the daemon decides (the status file follows the socket's access).
+    public static func write(
+        _ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644, access: Access? = nil
+    ) throws(WriteError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let template = directory + "/." + url.lastPathComponent + ".tmp-XXXXXX"
@@ -31,8 +48,17 @@ public enum AtomicFile {
 
         var existing = stat()
         let exists = stat(path, &existing) == 0
-        fchmod(fd, exists ? existing.st_mode & 0o7777 : mode)
-        if exists, existing.st_uid != getuid() || existing.st_gid != getgid() {
+        if let access {
+            // The group first: fchown may clear set-id bits, and the mode is set after it. A group the
+            // process may not give (not a member, or a syscall filter denying chown) leaves the file
+            // with the process's group, which must then get no access: never more open than asked.
+            var mode = access.mode
+            if let group = access.group, fchown(fd, uid_t.max, group) != 0 { mode &= ~0o070 }
+            fchmod(fd, mode)
+        } else {
+            fchmod(fd, exists ? existing.st_mode & 0o7777 : mode)
+        }
+        if access == nil, exists, existing.st_uid != getuid() || existing.st_gid != getgid() {
             // Only root may give a file away; for others this keeps the group where allowed.
             _ = fchown(fd, existing.st_uid, existing.st_gid)
         }

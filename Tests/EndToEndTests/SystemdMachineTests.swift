@@ -70,11 +70,22 @@ struct SystemdMachineTests {
                     try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("systemd/\(scope)/\(name)"), encoding: .utf8))
             }
         }
-        try manager.createDirectory(at: stage.appendingPathComponent("usr/local/bin"), withIntermediateDirectories: true)
-        for binary in ["forecastd", "forecastctl"] {
-            try manager.createSymbolicLink(
-                at: stage.appendingPathComponent("usr/local/bin/\(binary)"),
-                withDestinationURL: DaemonProcess.binDirectory.appendingPathComponent(binary))
+        // The executables and the resource bundles they read, themselves rather than links to the build
+        // folder: the machine has its own empty /tmp, /run and /dev, and a clone may well be under /tmp (CI's
+        // is). Hard links where the build is on the stage's file system, copies otherwise.
+        let bin = stage.appendingPathComponent("usr/local/bin")
+        try manager.createDirectory(at: bin, withIntermediateDirectories: true)
+        let built = try manager.contentsOfDirectory(atPath: DaemonProcess.binDirectory.path)
+            .filter { $0 == "forecastd" || $0 == "forecastctl" || $0.hasSuffix(".resources") }
+        for name in built {
+            let source = DaemonProcess.binDirectory.appendingPathComponent(name)
+            let target = bin.appendingPathComponent(name)
+            do {
+                try manager.linkItem(at: source, to: target)
+            } catch {
+                try? manager.removeItem(at: target)
+                try manager.copyItem(at: source, to: target)
+            }
         }
         try write("etc/forecastd/forecastd.toml", Self.settings)
         try write("srv/forecastd-replay/forecast.json", try samaraResponse())

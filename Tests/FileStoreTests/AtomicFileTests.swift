@@ -57,3 +57,23 @@ struct AtomicFileTests {
         }
     }
 }
+
+@Suite("Atomic file writes with a given access")
+struct AtomicFileAccessTests {
+    @Test("an exact access replaces the mode of the file already there, and sets the group")
+    func exactAccess() throws {
+        let directory = NSTemporaryDirectory() + "atomic-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/report.json"
+        try AtomicFile.write(Array("one".utf8), to: path, mode: 0o644)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o644)
+        try AtomicFile.write(Array("two".utf8), to: path, access: AtomicFile.Access(mode: 0o600))
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        try AtomicFile.write(Array("three".utf8), to: path, access: AtomicFile.Access(mode: 0o640, group: getgid()))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(attributes[.posixPermissions] as? Int == 0o640)
+        #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.uint32Value == getgid())
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "three")
+    }
+}
