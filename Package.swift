@@ -48,6 +48,8 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
+        /// rtnetlink, a cancel-on-set timerfd and the suspended time, for the daemon's wake watch; header only.
+        .systemLibrary(name: "CSystemEvents"),
         /// The libgps API version from `gps.h`, for the executables' `--version`; header only, links nothing.
         .systemLibrary(name: "CGPSVersion"),
 
@@ -235,7 +237,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
-                "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications",
+                "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications", "CSystemEvents",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

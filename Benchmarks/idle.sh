@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
-# Wakeups of an idle daemon: pinned, no readers, no gpsd, a forecast fetched at start from a local
-# server replaying the recorded Samara answer. Counts the context switches of all its threads
-# (voluntary + involuntary, /proc/PID/task/*/status) over a window after settling, and its CPU time.
+# Wakeups of an idle daemon, beside gpsd's own, in two cases:
+#   pinned   pinned, no readers, no gpsd client; a forecast fetched at start from a local server replaying the
+#            recorded Samara answer. gpsd's figure: a gpsd with no device and no client, started the same way.
+#   gpsd     location from gpsd, fed by gpsfake replaying Tests/Fixtures/nmea/gpslim236.log at about one fix
+#            a second; gpsd's figure: that gpsd, serving forecastd.
+# A wakeup is a context switch of any thread (voluntary + involuntary, /proc/PID/task/*/status), counted per
+# thread over a window after settling; CPU is utime + stime from /proc/PID/stat over the same window.
+# Warnings and air quality are off (they would ask services outside the machine; each is one timer an hour).
 #
-#   Benchmarks/idle.sh                         release build (built first), settle 10 s, window 60 s
-#   BUILD=debug WINDOW=60 Benchmarks/idle.sh   the debug build in .build/debug
-#   BINARY=/path/to/forecastd BUILD=debug Benchmarks/idle.sh   another binary, for comparison
+#   Benchmarks/idle.sh                          release build (built first into .build-release), both cases,
+#                                               settle 10 s, window 300 s
+#   WINDOW=60 CASES=pinned Benchmarks/idle.sh   one case, a shorter window
+#   BUILD=debug Benchmarks/idle.sh              the debug build in .build/debug
+#   BINARY=/path/to/forecastd Benchmarks/idle.sh   another binary, for comparison
+#
+# Needs gpsd, gpsd-clients and python3-gps (scripts/deps --test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-release}
 settle=${SETTLE:-10}
-window=${WINDOW:-60}
+window=${WINDOW:-300}
+cases=${CASES:-pinned gpsd}
 if [ -z "${BINARY:-}" ]; then
-  [ "$build" = release ] && swift build -c release --product forecastd >/dev/null
-  BINARY=.build/$build/forecastd
+  if [ "$build" = release ]; then
+    swift build -c release --scratch-path .build-release --product forecastd >/dev/null
+    BINARY=.build-release/release/forecastd
+  else
+    BINARY=.build/$build/forecastd
+  fi
 fi
 
 work=$(mktemp -d /tmp/fd-idle.XXXXXX)
@@ -24,8 +38,8 @@ stop() {
   rm -rf "$work"
 }
 trap stop EXIT
-port=$((26000 + RANDOM % 5000))
-mkdir -p "$work/www" "$work/run" "$work/state"
+http_port=$((26000 + RANDOM % 5000))
+mkdir -p "$work/www"
 # The recorded days moved to Samara's today (UTC+4), as the tests do: an answer a day old is refused.
 python3 - "$work/www/forecast" <<'PY'
 import datetime, sys
@@ -36,11 +50,48 @@ for offset in reversed(range(16)):
     text = text.replace(str(first + datetime.timedelta(days=offset)), str(today + datetime.timedelta(days=offset)))
 open(sys.argv[1], "w").write(text)
 PY
-(cd "$work/www" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+(cd "$work/www" && exec python3 -m http.server "$http_port" --bind 127.0.0.1 >/dev/null 2>&1) &
 pids+=($!)
-cat >"$work/forecastd.toml" <<TOML
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && break; sleep 0.1; done
+
+# Per thread, so a thread that ends in the window takes none of the others' count with it.
+snapshot() {
+  for task in /proc/"$1"/task/*; do
+    echo "${task##*/} $(awk '/ctxt_switches/ {n += $2} END {print n}' "$task/status" 2>/dev/null || echo 0)"
+  done | sort
+}
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# measure NAME PID...: one window over all the processes at once; prints one line per process.
+measure() {
+  local name=$1 pid
+  shift
+  for pid in "$@"; do
+    snapshot "$pid" >"$work/before.$pid"
+    ticks "$pid" >"$work/cpu-before.$pid"
+  done
+  sleep "$window"
+  for pid in "$@"; do
+    snapshot "$pid" >"$work/after.$pid"
+    # Threads alive at both ends count their difference; threads started in the window count whole.
+    local switched cpu threads label
+    switched=$(join -a 2 -e 0 -o 2.2,1.2 "$work/before.$pid" "$work/after.$pid" | awk '{n += $1 - $2} END {print n}')
+    cpu=$(($(ticks "$pid") - $(cat "$work/cpu-before.$pid")))
+    threads=$(ls /proc/"$pid"/task | wc -l)
+    label=$([ "$pid" = "$daemon" ] && echo "forecastd ($BINARY)" || echo "gpsd $(gpsd -V 2>&1 | awk '{print $2}')")
+    awk -v s="$switched" -v w="$window" -v c="$cpu" -v hz="$(getconf CLK_TCK)" -v t="$threads" -v l="$label" \
+      -v n="$name" -v f="${fixes_per_second:-}" 'BEGIN {
+      per_fix = f > 0 ? sprintf(", %.2f per fix (%.2f fixes a second)", s / w / f, f) : ""
+      printf "%-7s %-45s %2d threads: %6d wakeups in %d s = %6.3f a second%s; CPU %.2f s = %.3f %% of a core\n",
+        n, l, t, s, w, s / w, per_fix, c / hz, 100 * c / hz / w
+    }'
+  done
+}
+
+start_daemon() { # CASE SETTINGS
+  mkdir -p "$work/$1/run" "$work/$1/state"
+  cat >"$work/$1/forecastd.toml" <<TOML
 [location]
-mode = "pinned"
+mode = "$2"
 static_file = ""
 [location.pin]
 latitude = 53.2
@@ -48,40 +99,65 @@ longitude = 50.15
 [location.ip]
 enabled = false
 [location.gpsd]
-enabled = false
+enabled = $([ "$2" = auto ] && echo true || echo false)
+port = ${gps_port:-2947}
 [providers]
 order = ["open-meteo"]
 [providers.open_meteo]
-url = "http://127.0.0.1:$port/forecast"
+url = "http://127.0.0.1:$http_port/forecast"
+[warnings]
+enabled = false
+[air]
+enabled = false
 [output]
-status_file = "$work/run/report.json"
-socket = "$work/run/forecastd.sock"
+status_file = "$work/$1/run/report.json"
+socket = "$work/$1/run/forecastd.sock"
 TOML
-sleep 1
-XDG_RUNTIME_DIR="$work/run" XDG_STATE_HOME="$work/state" HOME="$work" "$BINARY" --config "$work/forecastd.toml" \
-  --log-level warning 2>"$work/forecastd.log" &
-daemon=$!
-pids+=("$daemon")
-
-# Per thread, so a thread that ends in the window takes none of the others' count with it.
-snapshot() {
-  for task in /proc/"$daemon"/task/*; do
-    echo "${task##*/} $(awk '/ctxt_switches/ {n += $2} END {print n}' "$task/status" 2>/dev/null || echo 0)"
-  done | sort
+  XDG_RUNTIME_DIR="$work/$1/run" XDG_STATE_HOME="$work/$1/state" HOME="$work/$1" "$BINARY" \
+    --config "$work/$1/forecastd.toml" --log-level warning 2>"$work/$1/forecastd.log" &
+  daemon=$!
+  pids+=("$daemon")
 }
-ticks() { awk '{print $14 + $15}' "/proc/$daemon/stat"; }
-sleep "$settle"
-grep -q '"current"' "$work/run/report.json" || { echo "no forecast in the report:"; cat "$work/forecastd.log"; exit 1; }
-snapshot >"$work/before"
-cpu_before=$(ticks)
-sleep "$window"
-snapshot >"$work/after"
-cpu_after=$(ticks)
-# Threads alive at both ends count their difference; threads started in the window count whole.
-switched=$(join -a 2 -e 0 -o 2.2,1.2 "$work/before" "$work/after" | awk '{n += $1 - $2} END {print n}')
-threads=$(ls /proc/"$daemon"/task | wc -l)
-awk -v s="$switched" -v w="$window" -v c=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v t="$threads" \
-  -v b="$BINARY" 'BEGIN {
-  printf "%s, pinned, no readers, %d threads: %d wakeups in %d s = %.2f a second; CPU %.2f s = %.3f %% of a core\n",
-    b, t, s, w, s / w, c / hz, 100 * c / hz / w
-}'
+stop_daemon() { kill "$daemon"; wait "$daemon" 2>/dev/null || true; }
+
+for case in $cases; do
+  gps_port=$((21000 + RANDOM % 5000))
+  fixes_per_second=
+  gpsfake_pid=
+  case $case in
+  pinned)
+    # gpsd with no device and no client: what gpsd costs when nothing happens.
+    gpsd -N -S "$gps_port" -F "$work/gpsd-$gps_port.sock" >/dev/null 2>&1 &
+    gpsd_pid=$!
+    pids+=("$gpsd_pid")
+    start_daemon pinned pinned
+    ;;
+  gpsd)
+    mkdir -p "$work/tmp"
+    # About one fix a second: the log has about five sentences per epoch.
+    TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gps_port" \
+      Tests/Fixtures/nmea/gpslim236.log >"$work/gpsfake.log" 2>&1 &
+    gpsfake_pid=$!
+    pids+=("$gpsfake_pid")
+    sleep 2
+    gpsd_pid=$(pgrep -P "$gpsfake_pid" gpsd | head -1)
+    pids+=("$gpsd_pid")
+    start_daemon gpsd auto
+    ;;
+  *) echo "unknown case $case (pinned, gpsd)"; exit 2 ;;
+  esac
+  sleep "$settle"
+  grep -q '"current"' "$work/$case/run/report.json" \
+    || { echo "no forecast in the report:"; cat "$work/$case/forecastd.log"; exit 1; }
+  if [ "$case" = gpsd ]; then
+    grep -q '"source":"gpsd"' "$work/$case/run/report.json" \
+      || { echo "no gpsd position in the report:"; cat "$work/$case/run/report.json"; exit 1; }
+    # The fix rate, counted before the window by a client of its own (so it is not one during the window).
+    fixes=$(timeout 20 gpspipe -w "127.0.0.1:$gps_port" 2>/dev/null | grep -c '"class":"TPV".*"mode":[23]' || true)
+    fixes_per_second=$(awk -v n="$fixes" 'BEGIN {printf "%.2f", n / 20}')
+  fi
+  measure "$case" "$daemon" "$gpsd_pid"
+  stop_daemon
+  kill "$gpsd_pid" ${gpsfake_pid:-} 2>/dev/null || true
+  sleep 1
+done

@@ -41,7 +41,7 @@ final class Alarm: Sendable {
             let rang = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     let seconds = max(0, deadline.timeIntervalSinceNow)
-                    return (try? await Task.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))) != nil
+                    return (try? await EventLoopSleep.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))) != nil
                 }
                 group.addTask {
                     await self.changed(from: generation)

@@ -195,7 +195,7 @@ public struct Daemon: Sendable {
                     IPLocationProvider(
                         endpoints: lookup.endpoints,
                         transport: IPGeolocationHTTP(httpClient: httpClient, userAgent: Self.userAgent, logger: logger),
-                        cachePath: ipCachePath, logger: logger)
+                        cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
                 }
             },
             HistoryService(
@@ -204,6 +204,7 @@ public struct Daemon: Sendable {
             ForecastService(state: state) { configuration in
                 Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
             },
+            WakeService(state: state, logger: logger),
         ]
         parts += alertServices(state: state, httpClient: httpClient)
         if notifier.isEnabled {

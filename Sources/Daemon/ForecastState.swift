@@ -51,6 +51,9 @@ public actor ForecastState {
     /// When a user's refresh last failed: a user may ask again after 10 s. Kept apart from
     /// ``Failure/lastAttempt`` so that a user's refresh never moves the automatic retry later.
     private var lastForcedFailure: Date?
+    /// The network came back or the machine resumed after a fetch failed for want of a network: the
+    /// backoff no longer says anything, so the retry is due at once (see ``networkOrClockChanged()``).
+    private var retryAtOnce = false
     private var refreshWaiters: [CheckedContinuation<RefreshOutcome, Never>] = []
 
     // Listed cities, by id: their forecasts and failures, kept like "here"'s.
@@ -397,7 +400,7 @@ public actor ForecastState {
             return (
                 due,
                 Task { [weak self] in
-                    try? await Task.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
+                    try? await EventLoopSleep.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
                     guard !Task.isCancelled else { return }
                     await self?.timerFired(due)
                 }
@@ -561,10 +564,14 @@ public actor ForecastState {
     /// Where a forecast should be fetched for now, and whether a user asked for it
     /// (`forecastctl refresh`), or nil when none is due. Takes the user's request: only the forecast
     /// service calls it.
-    public func takeDueFetch() -> (coordinate: Coordinate, forced: Bool)? {
+    /// `liftBackoff`: the providers' own backoff should be lifted too (a user's refresh, or the network back).
+    public func takeDueFetch() -> (coordinate: Coordinate, forced: Bool, liftBackoff: Bool)? {
         guard let target = fetchTarget() else { return nil }
-        defer { refreshForced = false }
-        return (target, refreshForced)
+        defer {
+            refreshForced = false
+            retryAtOnce = false
+        }
+        return (target, refreshForced, refreshForced || retryAtOnce)
     }
 
     /// `dueFetch()` without taking a user's request. `reevaluate()` used to call `dueFetch()` itself,
@@ -574,7 +581,9 @@ public actor ForecastState {
         guard let target = inputs.fix?.coordinate else { return nil }
         if refreshForced { return target }
         let now = clock()
-        if let failure, now < failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)) { return nil }
+        if let failure, !retryAtOnce, now < failure.lastAttempt.addingTimeInterval(retryDelay(after: failure)) {
+            return nil
+        }
         guard let forecast = inputs.forecast, let requested = forecastRequestedFor else { return target }
         if requested.distanceKm(to: target) > configuration.refreshDistanceKm { return target }
         if now.timeIntervalSince(forecast.fetchedAt) >= configuration.refreshInterval { return target }
@@ -662,6 +671,22 @@ public actor ForecastState {
         }
     }
 
+    /// The network came back (an address or route appeared), the machine resumed from suspend or the wall
+    /// clock was set: judges
+    /// everything again at once instead of at the timer's next moment, which a suspend or a clock change
+    /// made wrong.
+    ///
+    /// A forecast that is overdue is fetched now; one whose last fetch failed because no connection could
+    /// be made or no answer came (offline, timeout) is retried now, whatever its backoff said. A
+    /// provider's own refusal (HTTP 429, Retry-After, a server error) keeps its wait: the network returning
+    /// changes nothing for it.
+    public func networkOrClockChanged() {
+        if let failure, failure.error.retryAfter == nil, [.offline, .timeout].contains(failure.error.kind) {
+            retryAtOnce = true
+        }
+        reevaluate()
+    }
+
     /// Exponential backoff after failures (30 s, 1, 2, 4… min), capped at the refresh interval,
     /// and never sooner than a provider's Retry-After.
     ///
@@ -721,6 +746,7 @@ public actor ForecastState {
 
     /// Records a good forecast for a position.
     public func forecastSucceeded(_ forecast: Forecast, for coordinate: Coordinate) {
+        retryAtOnce = false
         if let failure {
             logger.info(
                 "The forecast provider answers again.",
@@ -748,6 +774,7 @@ public actor ForecastState {
     /// - Parameter forced: the fetch was a user's refresh. It says what went wrong, but never moves
     ///   the automatic retry later: asking during a provider's Retry-After must not extend it.
     public func forecastFailed(_ error: ProviderError, for coordinate: Coordinate, forced: Bool = false) {
+        retryAtOnce = false
         let now = clock()
         if forced, failure != nil {
             // The failure that set the automatic retry stays as it is, timing and all; the user is

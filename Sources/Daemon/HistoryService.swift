@@ -5,6 +5,8 @@ import ServiceLifecycle
 
 /// Keeps the favourites' readings in the history database and prunes what is older than the retention.
 ///
+/// Pruning runs at start, when the settings change, and at the moment the oldest row passes the retention
+/// (one timer, re-armed after each prune and each reading stored), never on a fixed interval.
 /// The database is opened at the first reading to store, so users without favourites never get one.
 /// SQLite calls block, so they run on a queue of their own, never on the concurrency pool.
 public struct HistoryService: Service, CustomStringConvertible {
@@ -12,18 +14,14 @@ public struct HistoryService: Service, CustomStringConvertible {
     let path: String
     let retentionDays: @Sendable () async -> Int
     let logger: Logger
-    /// How often old rows are pruned while the daemon runs.
-    let pruneInterval: Duration
 
     public init(
-        state: ForecastState, path: String, retentionDays: @escaping @Sendable () async -> Int, logger: Logger,
-        pruneInterval: Duration = .seconds(24 * 3600)
+        state: ForecastState, path: String, retentionDays: @escaping @Sendable () async -> Int, logger: Logger
     ) {
         self.state = state
         self.path = path
         self.retentionDays = retentionDays
         self.logger = logger
-        self.pruneInterval = pruneInterval
     }
 
     public var description: String { "HistoryService" }
@@ -70,12 +68,17 @@ public struct HistoryService: Service, CustomStringConvertible {
     public func run() async {
         let database = Database(path: path)
         defer { database.close() }
+        let alarm = Alarm()
+        let (dues, due) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                group.addTask { await alarm.ring { due.yield() } }
+                // The current settings at once (the first prune), then each change (the retention may be one).
+                group.addTask { for await _ in await state.configurationUpdates() { due.yield() } }
                 group.addTask {
-                    while !Task.isCancelled {
+                    for await _ in dues {
                         await prune(database)
-                        try? await Task.sleep(for: pruneInterval)
+                        alarm.arm(await nextPrune(database))
                     }
                 }
                 for await reading in state.historyRecords {
@@ -87,6 +90,7 @@ public struct HistoryService: Service, CustomStringConvertible {
                             "Stored a favourite's reading.",
                             metadata: ["city": "\(reading.cityID)", "outcome": "\(String(describing: outcome))"])
                         await state.setStorageProblem("history", message: nil)
+                        alarm.arm(await nextPrune(database))
                     } catch {
                         logger.warning(
                             "A favourite's reading could not be stored; the next refresh tries again.",
@@ -99,6 +103,22 @@ public struct HistoryService: Service, CustomStringConvertible {
                 }
                 group.cancelAll()
             }
+        }
+    }
+
+    /// The moment the oldest row passes the retention, just after it; nil when there is nothing to prune.
+    private func nextPrune(_ database: Database) async -> Date? {
+        let days = await retentionDays()
+        do throws(HistoryError) {
+            let oldest = try await database.run(openIfMissing: false) { store throws(HistoryError) in
+                try store.oldestRecord()
+            }
+            return (oldest ?? nil).map { $0.addingTimeInterval(TimeInterval(days) * 86_400 + 1) }
+        } catch {
+            logger.warning(
+                "The history's oldest row could not be read; pruning waits for the next reading or settings change.",
+                metadata: ["path": "\(path)", "error": "\(error)"])
+            return nil
         }
     }
 

@@ -90,13 +90,13 @@ public struct ForecastService: Service, CustomStringConvertible {
                     return chain
                 }
                 for await _ in state.refreshRequests {
-                    while let (target, forced) = await state.takeDueFetch(), !Task.isCancelled {
+                    while let (target, forced, liftBackoff) = await state.takeDueFetch(), !Task.isCancelled {
                         let provider = await currentChain()
                         // A user asked (`forecastctl refresh`): providers the chain left alone by its own
                         // backoff are asked again, so a refresh right after the network returns recovers
                         // at once instead of failing with "not asked again before …" for up to 30 minutes.
-                        // A provider's own Retry-After still holds.
-                        if forced { await provider.liftOwnBackoff() }
+                        // A provider's own Retry-After still holds. The same when the network came back.
+                        if liftBackoff { await provider.liftOwnBackoff() }
                         do throws(ProviderError) {
                             let forecast = try await provider.forecast(for: target)
                             await state.forecastSucceeded(forecast, for: target)

@@ -120,6 +120,18 @@ public final class HistoryStore: Sendable {
         try prune(olderThan: now.addingTimeInterval(-TimeInterval(retentionDays) * 86_400))
     }
 
+    /// The time of the oldest row that pruning would delete first (a reading's observation or a forecast
+    /// day's issue), nil when the history is empty: pruning next falls due when it passes the retention.
+    public func oldestRecord() throws(HistoryError) -> Date? {
+        let seconds = try read { db in
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT min(t) FROM (SELECT min(observed_at) AS t FROM reading "
+                    + "UNION ALL SELECT min(issued_at) FROM forecast_day)")
+        }
+        return seconds.map(HistoryTime.date)
+    }
+
     // MARK: Reading
 
     /// The readings of `cityID` observed from `since` (included) to `until` (excluded), oldest first;

@@ -33,11 +33,14 @@ public struct IPLocationProvider: LocationProvider {
     public var offlineRetry: Duration
     let logger: Logger
     let clock: @Sendable () -> Date
+    /// Waits a duration; the daemon lends one that does not wake the process before its end.
+    let sleep: @Sendable (Duration) async throws -> Void
 
     public init(
         endpoints: [Endpoint], transport: any IPGeolocationTransport, cachePath: String?,
         minimumInterval: Duration = .seconds(3600), offlineRetry: Duration = .seconds(300), logger: Logger,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.endpoints = endpoints
         self.transport = transport
@@ -46,6 +49,7 @@ public struct IPLocationProvider: LocationProvider {
         self.offlineRetry = offlineRetry
         self.logger = logger
         self.clock = clock
+        self.sleep = sleep
     }
 
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
@@ -59,8 +63,17 @@ public struct IPLocationProvider: LocationProvider {
             let next = cache.nextLookup(
                 services: endpoints.map(\.service), minimumInterval: minimumInterval, offlineRetry: offlineRetry)
             if next > now {
-                // Woken at least every minute so that a clock change cannot postpone a lookup for long.
-                try? await Task.sleep(for: .seconds(min(max(next.timeIntervalSince(now), 0.05), 60)))
+                // One timer for the moment the lookup falls due. The wait is measured on the monotonic clock,
+                // so a wall clock set back while it runs cannot postpone the lookup; a moment further off than
+                // the longest wait the rules allow can only come from a clock set back before, so it is
+                // judged again after that longest wait rather than trusted.
+                let longest = max(minimumInterval, offlineRetry, .seconds(3600))
+                let wait = min(max(next.timeIntervalSince(now), 0.05), TimeInterval(longest.components.seconds))
+                do {
+                    try await sleep(.milliseconds(Int64((wait * 1000).rounded(.up))))
+                } catch {
+                    return
+                }
                 continue
             }
             let event = await lookUp(&cache, now: now)

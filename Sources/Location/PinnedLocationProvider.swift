@@ -1,5 +1,6 @@
 import ForecastModel
 import Foundation
+import Synchronization
 
 /// The position the user pinned in the settings, as a provider.
 ///
@@ -36,9 +37,31 @@ public struct PinnedLocationProvider: LocationProvider {
         } else {
             deliver(.unavailable(source: .pinned, reason: "No pin is set."))
         }
-        // The pin does not change while this runs: a new pin means a new provider.
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
+        // The pin does not change while this runs: a new pin means a new provider. No timer: a pending
+        // `Task.sleep` keeps libdispatch's timer thread waking every second.
+        await Self.untilCancelled()
+    }
+
+    /// Returns when the task is cancelled, without a timer.
+    static func untilCancelled() async {
+        final class Waiting: Sendable {
+            let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, cancelled: Bool)>((nil, false))
+        }
+        let waiting = Waiting()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let cancelled = waiting.state.withLock { waiting in
+                    if !waiting.cancelled { waiting.continuation = continuation }
+                    return waiting.cancelled
+                }
+                if cancelled { continuation.resume() }
+            }
+        } onCancel: {
+            waiting.state.withLock { waiting in
+                waiting.cancelled = true
+                defer { waiting.continuation = nil }
+                return waiting.continuation
+            }?.resume()
         }
     }
 }

@@ -62,9 +62,11 @@ public final class DaemonProcess: @unchecked Sendable {
     ///   - environment: variables added to the test environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`).
     ///   - activatedOn: a socket path for `systemd-socket-activate`, which listens there and starts the
     ///     daemon, with the listening socket passed (`LISTEN_FDS`), when the first client connects.
+    ///   - wrapper: a command the daemon runs under (`ip netns exec NAME`), its arguments first.
     public static func start(
         config: String?, in existing: URL? = nil, arguments: [String] = [], logLevel: String = "debug",
-        environment extra: [String: String] = [:], activatedOn activationSocket: String? = nil
+        environment extra: [String: String] = [:], activatedOn activationSocket: String? = nil,
+        wrapper: [String] = []
     ) throws -> DaemonProcess {
         let directory = try existing ?? makeDirectory()
         let configPath = directory.path + "/forecastd.toml"
@@ -84,6 +86,9 @@ public final class DaemonProcess: @unchecked Sendable {
             process.arguments =
                 ["--listen=\(activationSocket)", "--fdname=forecastd.socket"] + variables.map { "--setenv=\($0.key)=\($0.value)" }
                 + [daemon.path] + daemonArguments
+        } else if let command = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(wrapper.dropFirst()) + [daemon.path] + daemonArguments
         } else {
             process.executableURL = daemon
             process.arguments = daemonArguments

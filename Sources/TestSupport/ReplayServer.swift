@@ -242,18 +242,22 @@ public final class ReplayServer: Sendable {
     private let state: ReplayState
     /// The TCP port the kernel chose.
     public let port: Int
+    /// The address it listens on.
+    public let host: String
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://<host>:<port>`.
+    public var baseURL: URL { URL(string: "http://\(host):\(port)")! }
 
-    private init(channel: any Channel, state: ReplayState, port: Int) {
+    private init(channel: any Channel, state: ReplayState, host: String, port: Int) {
         self.channel = channel
         self.state = state
+        self.host = host
         self.port = port
     }
 
-    /// Binds to 127.0.0.1 on a free port and starts answering.
-    public static func start() async throws -> ReplayServer {
+    /// Binds to `host` (127.0.0.1 unless a test's network needs another address) on a free port and starts
+    /// answering.
+    public static func start(host: String = "127.0.0.1") async throws -> ReplayServer {
         let state = ReplayState()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
@@ -264,18 +268,18 @@ public final class ReplayServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(ReplayHandler(state: state))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: host, port: 0)
             .get()
         guard let port = channel.localAddress?.port else {
             try await channel.close()
-            throw ReplayServerError(message: "the replay server bound to 127.0.0.1 but has no local port")
+            throw ReplayServerError(message: "the replay server bound to \(host) but has no local port")
         }
-        return ReplayServer(channel: channel, state: state, port: port)
+        return ReplayServer(channel: channel, state: state, host: host, port: port)
     }
 
     /// A URL on this server: `url("/v1/forecast")`.
     public func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path))!
+        URL(string: "http://\(host):\(port)" + (path.hasPrefix("/") ? path : "/" + path))!
     }
 
     /// Answers every request for `path` (the URI without its query) with `response`.

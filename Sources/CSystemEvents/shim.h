@@ -1,0 +1,123 @@
+// What the daemon learns from the kernel without privileges, polling or D-Bus: the network coming back
+// (rtnetlink) and the clock jumping or the machine resuming (a cancel-on-set timerfd). Header only: macros and
+// structs of linux/netlink.h, linux/rtnetlink.h and sys/timerfd.h that Swift cannot import as they are.
+#pragma once
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+/// A NETLINK_ROUTE socket subscribed to links, IPv4/IPv6 addresses and routes; -1 with errno on failure.
+static inline int sysev_open_route_socket(void) {
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+    if (fd < 0) return -1;
+    struct sockaddr_nl address;
+    memset(&address, 0, sizeof address);
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/// Reads every pending message of the route socket. Returns 1 when one of them says the network may be
+/// back (an address or a route added, a link up and running), 0 when none does, -1 with errno on failure
+/// (ENOBUFS: messages were lost, which the caller takes as a change).
+static inline int sysev_drain_route_socket(int fd) {
+    char buffer[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+    int returned = 0;
+    for (;;) {
+        ssize_t length = recv(fd, buffer, sizeof buffer, 0);
+        if (length < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return returned;
+            return -1;
+        }
+        if (length == 0) return returned;
+        int remaining = (int)length;
+        for (struct nlmsghdr *header = (struct nlmsghdr *)buffer; NLMSG_OK(header, remaining);
+             header = NLMSG_NEXT(header, remaining)) {
+            switch (header->nlmsg_type) {
+            case RTM_NEWADDR:
+            case RTM_NEWROUTE:
+                returned = 1;
+                break;
+            case RTM_NEWLINK: {
+                struct ifinfomsg *link = NLMSG_DATA(header);
+                if ((link->ifi_flags & IFF_UP) && (link->ifi_flags & IFF_RUNNING)) returned = 1;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+}
+
+/// A CLOCK_REALTIME timerfd armed for the far future with TFD_TIMER_CANCEL_ON_SET: it becomes readable (its
+/// read fails with ECANCELED) when the wall clock is set and when the machine resumes from suspend.
+/// -1 with errno on failure.
+static inline int sysev_open_clock_change_timer(void) {
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (fd < 0) return -1;
+    return fd;
+}
+
+/// Arms (or re-arms after it fired) the clock-change timer. 0, or -1 with errno.
+static inline int sysev_arm_clock_change_timer(int fd) {
+    uint64_t expirations;
+    // Consumes the cancellation (ECANCELED) or a (never expected) expiry; EAGAIN when there is none.
+    (void)read(fd, &expirations, sizeof expirations);
+    struct itimerspec far;
+    memset(&far, 0, sizeof far);
+    far.it_value.tv_sec = (time_t)INT32_MAX;
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL);
+}
+
+/// The time the machine has spent suspended since boot, in nanoseconds: CLOCK_BOOTTIME counts it,
+/// CLOCK_MONOTONIC does not.
+static inline int64_t sysev_suspended_nanoseconds(void) {
+    struct timespec boot, monotonic;
+    clock_gettime(CLOCK_MONOTONIC, &monotonic);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    return ((int64_t)boot.tv_sec - (int64_t)monotonic.tv_sec) * 1000000000LL
+        + ((int64_t)boot.tv_nsec - (int64_t)monotonic.tv_nsec);
+}
+
+static inline int sysev_errno(void) { return errno; }
+
+/// An eventfd that ``sysev_wait`` returns for when it is written to: how another thread stops the waiter.
+static inline int sysev_open_stop(void) { return eventfd(0, EFD_CLOEXEC); }
+
+static inline void sysev_stop(int fd) {
+    uint64_t one = 1;
+    (void)!write(fd, &one, sizeof one);
+}
+
+enum { SYSEV_STOPPED = 1, SYSEV_ROUTE = 2, SYSEV_CLOCK = 4 };
+
+/// Blocks, with no timeout, until one of the descriptors is readable (a negative one is left out); returns
+/// the SYSEV_ bits of those that are, or -1 with errno. A signal's interruption waits again.
+static inline int sysev_wait(int stop, int route, int clock) {
+    struct pollfd descriptors[3] = {
+        {.fd = stop, .events = POLLIN}, {.fd = route, .events = POLLIN}, {.fd = clock, .events = POLLIN}};
+    for (;;) {
+        int ready = poll(descriptors, 3, -1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return -1;
+        return (descriptors[0].revents ? SYSEV_STOPPED : 0) | (descriptors[1].revents ? SYSEV_ROUTE : 0)
+            | (descriptors[2].revents ? SYSEV_CLOCK : 0);
+    }
+}
