@@ -77,9 +77,17 @@ struct SystemdMachineTests {
         try manager.createDirectory(at: bin, withIntermediateDirectories: true)
         let built = try manager.contentsOfDirectory(atPath: DaemonProcess.binDirectory.path)
             .filter { $0 == "forecastd" || $0 == "forecastctl" || $0.hasSuffix(".resources") }
-        for name in built {
-            let source = DaemonProcess.binDirectory.appendingPathComponent(name)
-            let target = bin.appendingPathComponent(name)
+        // The gazetteer where an install puts it: the user unit names it under ~/.local/share, linked there.
+        let share = stage.appendingPathComponent("usr/local/share/forecastd")
+        try manager.createDirectory(at: share, withIntermediateDirectories: true)
+        for (source, target) in built.map({
+            (DaemonProcess.binDirectory.appendingPathComponent($0), bin.appendingPathComponent($0))
+        }) + [
+            (
+                Fixtures.repositoryRoot.appendingPathComponent("Sources/Gazetteer/Resources/gazetteer.bin"),
+                share.appendingPathComponent("gazetteer.bin")
+            )
+        ] {
             do {
                 try manager.linkItem(at: source, to: target)
             } catch {
@@ -262,7 +270,7 @@ struct SystemdMachineTests {
                 useradd --create-home --uid \(uid) \(user)
                 mkdir -p \(home)/.local/bin \(home)/.local/share/forecastd \(home)/.config/forecastd
                 ln -s /usr/local/bin/forecastd /usr/local/bin/forecastctl \(home)/.local/bin/
-                ln -s \(Fixtures.repositoryRoot.path)/Sources/Gazetteer/Resources/gazetteer.bin \(home)/.local/share/forecastd/
+                ln -s /usr/local/share/forecastd/gazetteer.bin \(home)/.local/share/forecastd/
                 cp /etc/forecastd/forecastd.toml \(home)/.config/forecastd/
                 chown -R \(user): \(home)
                 systemctl start user@\(uid).service
