@@ -50,6 +50,7 @@ let package = Package(
         // MARK: Fuzz targets
 
         .target(name: "FuzzSupport", swiftSettings: strict),
+        .target(name: "WarningFuzzing", dependencies: ["WarningDecoders", "ForecastModel"], swiftSettings: strict),
 
         fuzzTarget("FuzzSettings", ["Settings"]),
         fuzzTarget("FuzzControlRequest", ["Control"]),
@@ -57,9 +58,9 @@ let package = Package(
         fuzzTarget("FuzzMetNorway", ["ProviderDecoders", "ForecastModel"]),
         fuzzTarget("FuzzOpenWeatherMap", ["ProviderDecoders", "ForecastModel"]),
         fuzzTarget("FuzzAirQuality", ["ProviderDecoders", "ForecastModel"]),
-        fuzzTarget("FuzzNWS", ["WarningDecoders", "ForecastModel"]),
-        fuzzTarget("FuzzMetAlerts", ["WarningDecoders", "ForecastModel"]),
-        fuzzTarget("FuzzMeteoAlarm", ["WarningDecoders", "ForecastModel"]),
-        fuzzTarget("FuzzBrightSky", ["WarningDecoders", "ForecastModel"]),
+        fuzzTarget("FuzzNWS", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
+        fuzzTarget("FuzzMetAlerts", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
+        fuzzTarget("FuzzMeteoAlarm", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
+        fuzzTarget("FuzzBrightSky", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
     ]
 )

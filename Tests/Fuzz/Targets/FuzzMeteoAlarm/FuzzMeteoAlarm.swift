@@ -1,23 +1,11 @@
-import ForecastModel
-import Foundation
 import FuzzSupport
 import WarningDecoders
+import WarningFuzzing
 
-/// The decoder of a MeteoAlarm country feed against arbitrary bodies, and the matcher placing what it decoded (shapes on the
-/// sphere, holes, the antimeridian) against a point.
-let point = Coordinate(latitude: 40.7, longitude: -74.0)
-let far = Coordinate(latitude: -16.5, longitude: 179.9)
-
+/// The decoder of a MeteoAlarm country feed against arbitrary bodies, and the matcher placing what it decoded.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMeteoAlarm(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let data else { return 0 }
-    guard let feed = try? MeteoAlarmDecoder.decode(Data(bytes: data, count: size)) else { return 0 }
-    let matcher = WarningMatcher()
-    for message in feed.messages {
-        _ = matcher.placement(of: message, at: point)
-        _ = matcher.placement(of: message, at: far)
-    }
-    return 0
+    decodeAndPlace(data, size, MeteoAlarmDecoder.decode)
 }
 
 @_cdecl("FuzzMeteoAlarm_main")
