@@ -119,6 +119,8 @@ let package = Package(
         .target(
             name: "Gazetteer",
             dependencies: ["ForecastModel"],
+            // GeoNames/ is the extract scripts/build-gazetteer.py builds gazetteer.bin from; not shipped.
+            exclude: ["GeoNames"],
             resources: [.copy("Resources/gazetteer.bin")],
             swiftSettings: strict
         ),
