@@ -326,25 +326,25 @@ public enum UnitWords {
     }
 }
 
-/// The Beaufort scale, from the WMO's limits in metres per second.
+/// The Beaufort scale, from the WMO's limits in kilometres per hour.
 public enum Beaufort {
-    /// The lowest speed of forces 1 to 12 in m/s, to one decimal (WMO, Manual on Codes, code table 1100).
-    static let lowerLimits: [Double] = [0.3, 1.6, 3.4, 5.5, 8.0, 10.8, 13.9, 17.2, 20.8, 24.5, 28.5, 32.7]
+    /// The lowest speed of forces 1 to 12 in km/h (WMO, Manual on Codes, code table 1100: force 0 is
+    /// below 1 km/h, 1 is 1–5, 2 is 6–11, …, 12 is 118 and more). Forecasts hold km/h, so they are
+    /// judged in km/h, without a detour through rounded m/s.
+    static let lowerLimits: [Double] = [1, 6, 12, 20, 29, 39, 50, 62, 75, 89, 103, 118]
 
     /// The speed in the middle of force `force`'s range, in km/h (12: its lowest speed).
     public static func middleKmh(force: Int) -> Double {
         let force = min(max(force, 0), 12)
         let low = force == 0 ? 0 : lowerLimits[force - 1]
         let high = force == 12 ? low : lowerLimits[force]
-        return CanonicalUnits.kmh(fromMetresPerSecond: (low + high) / 2)
+        return (low + high) / 2
     }
 
-    /// The force (0…12) of a wind of `kmh` kilometres per hour, judged on its speed in m/s to one
-    /// decimal, as the WMO's table writes it: 20 km/h is 5.6 m/s, force 4.
+    /// The force (0…12) of a wind of `kmh` kilometres per hour: 20 km/h is force 4, a moderate breeze.
     public static func force(kmh: Double) -> Int {
         guard kmh.isFinite else { return 0 }
-        let metresPerSecond = (kmh / 3.6).rounded(places: 1)
-        return lowerLimits.count { metresPerSecond >= $0 }
+        return lowerLimits.count { kmh >= $0 }
     }
 }
 

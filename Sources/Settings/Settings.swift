@@ -77,10 +77,11 @@ public struct Settings: Sendable, Hashable {
             .key(
                 "units", \.units.preset, .choice(UnitSystem.self, noun: "a unit system"), .live,
                 """
-                Units for temperatures, wind, pressure, precipitation and distances: {allowed}.
-                metric: °C, km/h, hPa, mm, km; imperial: °F, mph, inHg, in, mi; uk: °C, mph, hPa, mm, mi;
-                si: °C, m/s, hPa, mm, km. To choose a unit for one quantity, write a [units] table
-                instead (below); `forecastctl units wind kn` makes it for you.
+                Units for temperatures, wind, pressure, precipitation and distances, a preset:
+                {allowed}.
+                metric: °C, km/h, hPa, mm, km; imperial: °F, mph, inHg, in, mi;
+                uk: °C, mph, hPa, mm, mi; si: °C, m/s, hPa, mm, km. To choose a unit for one quantity,
+                write a [units] table instead (below); `forecastctl units wind kn` makes it for you.
                 """),
             .key(
                 "refresh_minutes", \.refreshMinutes, .integer(1...1440), .live,

@@ -6,9 +6,9 @@ extension SettingsDocument {
     /// - `units` (`forecastctl units uk`) where the file has the `[units]` table: the table's `preset`
     ///   is set and every quantity set apart from it is removed, so the preset means what it says.
     /// - `units.QUANTITY` where the file has the one-line `units = "…"`: the line becomes a `[units]`
-    ///   table with `preset` (keeping the line's spelling, quotes, trailing comment and the comments just
-    ///   above it), placed after the file's root keys, where TOML allows a table; the quantity is then
-    ///   added to the table.
+    ///   table with `preset` (keeping the line's spacing, quotes, trailing comment and the comments just
+    ///   above it, unless those open the file), placed after the file's root keys, where TOML allows a
+    ///   table; the quantity is then added to the table.
     mutating func editUnits(path: [String], toml: String) -> Bool {
         let map = TOMLSourceMap(text)
         let tableWritten = map.entries.contains {
@@ -32,6 +32,8 @@ extension SettingsDocument {
         while firstLine > 1, let above = map.byteRange(ofLine: firstLine - 1), Self.isComment(bytes[above]) {
             firstLine -= 1
         }
+        // Comments from the first line on open the file; they stay where they are.
+        if firstLine == 1 { firstLine = line.lines.lowerBound }
         let start = map.lineStarts[firstLine - 1]
         let keyLineStart = map.lineStarts[line.lines.lowerBound - 1]
         let upper = line.lines.upperBound

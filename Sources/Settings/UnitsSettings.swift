@@ -20,8 +20,8 @@ extension Settings {
         optional: ["units"], \Settings.unitsTable,
         documentation: """
             Instead of the one-line `units` above, a [units] table chooses a unit for each quantity:
-            `preset` (\(TOMLText.list(UnitSystem.allCases.map { TOMLText.quote($0.rawValue) })); "metric" when
-            left out) gives every quantity its unit, and any of these keys sets one apart from it:
+            `preset` (\(TOMLText.list(UnitSystem.allCases.map { TOMLText.quote($0.rawValue) })); "metric" when left
+            out) gives every quantity its unit, and any of these keys sets one apart from it:
             \(UnitQuantity.allCases.map { quantity in
                 "  \(quantity.rawValue): \(TOMLText.list(quantity.unitNames.map(TOMLText.quote)))"
             }.joined(separator: "\n"))
@@ -36,13 +36,13 @@ extension Settings {
             .assembled("preset", .choice(UnitSystem.self, noun: "a unit system"), .live, documented: .example(.string("uk"))) {
                 .string($0.preset.rawValue)
             },
-            .override("temperature", \.temperatureOverride, noun: "a temperature unit"),
+            .override("temperature", \.temperatureOverride, noun: "a temperature unit", example: "celsius"),
             .override("wind", \.windOverride, noun: "a wind speed unit", example: "kn"),
-            .override("pressure", \.pressureOverride, noun: "a pressure unit"),
-            .override("precipitation", \.precipitationOverride, noun: "a precipitation unit"),
-            .override("distance", \.distanceOverride, noun: "a distance unit"),
-            .override("visibility", \.visibilityOverride, noun: "a distance unit"),
-            .override("time", \.timeOverride, noun: "a clock"),
+            .override("pressure", \.pressureOverride, noun: "a pressure unit", example: "hpa"),
+            .override("precipitation", \.precipitationOverride, noun: "a precipitation unit", example: "mm"),
+            .override("distance", \.distanceOverride, noun: "a distance unit", example: "mi"),
+            .override("visibility", \.visibilityOverride, noun: "a distance unit", example: "km"),
+            .override("time", \.timeOverride, noun: "a clock", example: "24h"),
         ])
 }
 
@@ -70,11 +70,10 @@ extension SettingsKey {
 extension SectionKey where Section == UnitPreferences {
     /// A quantity of `[units]`: one of `Unit`'s names, or left out to follow the preset.
     static func override<Unit: RawRepresentable & CaseIterable & Sendable>(
-        _ name: String, _ field: any KeyPath<UnitPreferences, Unit?> & Sendable, noun: String, example: String? = nil
+        _ name: String, _ field: any KeyPath<UnitPreferences, Unit?> & Sendable, noun: String, example: String
     ) -> SectionKey where Unit.RawValue == String {
         let type = SettingType<Unit>.choice(Unit.self, noun: noun).optional
-        let documented: SettingsKey.Documented = example.map { .example(.string($0)) } ?? .value
-        return assembled(name, type, .live, documented: documented) { type.represent($0[keyPath: field]) }
+        return assembled(name, type, .live, documented: .example(.string(example))) { type.represent($0[keyPath: field]) }
     }
 }
 
