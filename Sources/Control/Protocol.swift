@@ -19,7 +19,7 @@ public enum ControlProtocol {
         ("refresh", RequestShape(privileged: true)),
         ("status", RequestShape()),
         ("locate", RequestShape()),
-        ("units", RequestShape(value: "metric or imperial", privileged: true)),
+        ("units", RequestShape(value: "a preset (metric, imperial, uk, si) or a quantity and its unit, e.g. wind kn", privileged: true)),
         ("pin", RequestShape(value: "a position or a place, e.g. 48.85,2.35 or Paris, FR", options: ["name"], privileged: true)),
         ("unpin", RequestShape(privileged: true)),
         ("mode", RequestShape(value: "auto or pinned", privileged: true)),

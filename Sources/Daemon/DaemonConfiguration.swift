@@ -31,7 +31,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         }
     }
 
-    public var units: UnitSystem
+    public var units: UnitPreferences
     public var refreshInterval: TimeInterval
     public var mode: LocationMode
     public var pin: Pin?
@@ -72,7 +72,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var statusFiles: [Settings.StatusFile] = []
 
     public init(
-        units: UnitSystem, refreshInterval: TimeInterval, mode: LocationMode, pin: Pin?, gpsd: GPSDAddress?,
+        units: UnitPreferences, refreshInterval: TimeInterval, mode: LocationMode, pin: Pin?, gpsd: GPSDAddress?,
         maxFixAge: TimeInterval,
         refreshDistanceKm: Double, providers: Settings.Providers, statusFile: String, socketPath: String
     ) {

@@ -150,22 +150,50 @@ public struct ReportPlace: Sendable, Hashable, Codable {
     }
 }
 
+/// The units of every quantity in a report: symbols (`°C`, `km/h`, `hPa`), which stay as they are for
+/// scripts, and the clock people read times on. Fields added after the first schema are optional, so
+/// older reports still decode.
 public struct ReportUnits: Sendable, Hashable, Codable {
-    /// `metric` or `imperial`.
+    /// The preset: `metric`, `imperial`, `uk` or `si` (a `[units]` table may set quantities apart from it).
     public var system: String
+    /// `°C` or `°F`.
     public var temperature: String
+    /// `km/h`, `m/s`, `mph`, `kn` or `Bft` (wind speeds are then Beaufort forces, 0 to 12).
     public var windSpeed: String
+    /// `mm` or `in`.
     public var precipitation: String
-    /// Distances (visibility): `km` or `mi`. Optional for reports written before it existed.
+    /// Distances: `km` or `mi`. Optional for reports written before it existed.
     public var distance: String?
+    /// Visibility: `km` or `mi`. Optional for reports written before it existed.
+    public var visibility: String?
+    /// `hPa`, `inHg`, `mmHg` or `kPa`. Optional for reports written before it existed (they held hPa).
+    public var pressure: String?
+    /// The clock times are shown on to people, `24h` or `12h` (the report's own times stay RFC 3339).
+    public var time: String?
 
-    public init(_ system: UnitSystem) {
-        self.system = system.rawValue
-        self.temperature = system.temperatureSymbol
-        self.windSpeed = system.windSpeedSymbol
-        self.precipitation = system.precipitationSymbol
-        self.distance = system.distanceSymbol
+    public init(_ units: UnitPreferences) {
+        self.system = units.preset.rawValue
+        self.temperature = UnitWords.symbol(units.temperature)
+        self.windSpeed = UnitWords.symbol(units.wind)
+        self.precipitation = UnitWords.symbol(units.precipitation)
+        self.distance = UnitWords.symbol(units.distance)
+        self.visibility = UnitWords.symbol(units.visibility)
+        self.pressure = UnitWords.symbol(units.pressure)
+        self.time = units.time.rawValue
     }
+
+    /// The wind speed unit of ``windSpeed``; km/h for a symbol this version does not know.
+    public var windSpeedUnit: WindSpeedUnit { WindSpeedUnit(symbol: windSpeed) ?? .kmh }
+    /// The pressure unit of ``pressure``; hPa when absent (older reports) or unknown.
+    public var pressureUnit: PressureUnit { pressure.flatMap(PressureUnit.init(symbol:)) ?? .hpa }
+    /// The precipitation unit of ``precipitation``; mm for a symbol this version does not know.
+    public var precipitationUnit: PrecipitationUnit { PrecipitationUnit(symbol: precipitation) ?? .mm }
+    /// Whether temperatures are in degrees Fahrenheit.
+    public var temperatureUnit: TemperatureUnit { temperature == UnitWords.symbol(.fahrenheit) ? .fahrenheit : .celsius }
+    /// The clock of ``time``; 24 hours when absent or unknown.
+    public var timeFormat: TimeFormat { time.flatMap(TimeFormat.init(rawValue:)) ?? .h24 }
+    /// The visibility symbol, the distance one for reports that have no visibility of their own.
+    public var visibilitySymbol: String { visibility ?? distance ?? UnitWords.symbol(DistanceUnit.km) }
 }
 
 public struct ReportCurrent: Sendable, Hashable, Codable {

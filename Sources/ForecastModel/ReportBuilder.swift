@@ -11,7 +11,8 @@ public struct ReportInputs: Sendable, Hashable {
     public var placeIsNear: Bool = false
     /// The last good forecast, kept across failures and restarts.
     public var forecast: Forecast?
-    public var units: UnitSystem
+    /// The units the report is written in; the forecast stays in canonical units.
+    public var units: UnitPreferences
     /// How old a forecast may get before it counts as stale (normally a little over the refresh interval).
     public var staleAfter: TimeInterval
     /// Whether the position sources are still starting (so "no position yet" is not a final state).
@@ -37,7 +38,7 @@ public struct ReportInputs: Sendable, Hashable {
     public var airStale: Bool = false
 
     public init(
-        fix: LocationFix? = nil, place: Place? = nil, forecast: Forecast? = nil, units: UnitSystem = .metric,
+        fix: LocationFix? = nil, place: Place? = nil, forecast: Forecast? = nil, units: UnitPreferences = .metric,
         staleAfter: TimeInterval = 30 * 60, locating: Bool = false, fromSavedState: Bool = false,
         errors: [ReportError] = [], warnings: [WeatherWarning]? = nil, nowcastHorizon: TimeInterval? = nil,
         air: AirQuality? = nil
@@ -110,11 +111,13 @@ extension Report {
                 locality: inputs.locality?.name, near: inputs.placeIsNear ? true : nil)
         }
 
-        func temperature(_ value: Double?) -> Double? { value.map { units.temperature(fromCelsius: $0).rounded(places: 1) } }
-        func speed(_ value: Double?) -> Double? { value.map { units.windSpeed(fromKmh: $0).rounded(places: 1) } }
-        func amount(_ value: Double?) -> Double? {
-            value.map { units.precipitation(fromMillimetres: $0).rounded(places: units == .metric ? 1 : 2) }
+        // Each unit rounds as it is shown (knots whole, m/s one decimal, inHg two, …).
+        func temperature(_ value: Double?) -> Double? {
+            value.map { units.temperature.convert(fromCelsius: $0).rounded(places: 1) }
         }
+        func speed(_ value: Double?) -> Double? { value.map { units.wind.convert(fromKmh: $0) } }
+        func amount(_ value: Double?) -> Double? { value.map { units.precipitation.convert(fromMillimetres: $0) } }
+        func pressure(_ value: Double?) -> Double? { value.map { units.pressure.convert(fromHectopascals: $0) } }
         func time(_ date: Date) -> String { Timestamps.rfc3339(date, utcOffsetSeconds: offset) }
 
         let current = forecast?.current.map { c in
@@ -122,11 +125,11 @@ extension Report {
                 time: time(c.time), temperature: temperature(c.temperature),
                 apparentTemperature: temperature(c.apparentTemperature), humidity: c.humidity?.rounded(places: 0),
                 windSpeed: speed(c.windSpeed), windDirection: c.windDirection?.rounded(places: 0),
-                precipitation: amount(c.precipitation), pressure: c.pressure?.rounded(places: 1),
+                precipitation: amount(c.precipitation), pressure: pressure(c.pressure),
                 condition: c.condition.map { $0.condition(isDay: c.isDay ?? true) }, isDay: c.isDay,
                 dewPoint: temperature(c.dewPoint), windGusts: speed(c.windGusts), cloudCover: c.cloudCover?.rounded(places: 0),
                 uvIndex: c.uvIndex?.rounded(places: 1),
-                visibility: c.visibility.map { units.distance(fromKm: $0 / 1000).rounded(places: 1) })
+                visibility: c.visibility.map { units.visibility.convert(fromKm: $0 / 1000) })
         }
 
         // The next hours start at the hour that contains `now`, not at the first hour the provider sent

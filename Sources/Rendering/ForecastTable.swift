@@ -60,11 +60,7 @@ public enum ForecastTable {
         }
         if let t = facts.temperature { parts.append(Format.number(t, places: 1) + units.temperature) }
         if let feels = facts.feelsText { parts.append("feels like " + feels) }
-        if let speed = facts.windSpeed {
-            parts.append(
-                "wind " + Format.number(speed, places: 0) + " " + units.windSpeed
-                    + (facts.windDirectionText.map { " " + $0 } ?? ""))
-        }
+        if let wind = facts.windPhrase { parts.append(wind) }
         var line = "Now: " + (parts.isEmpty ? "no current conditions" : parts.joined(separator: ", "))
         if let provider = facts.report.provider {
             line += " · " + provider.name + (facts.fetchedClock.map { " at " + $0 } ?? "")
@@ -96,7 +92,7 @@ public enum ForecastTable {
                 high: day.temperatureMax.map { Format.number($0, places: 0) } ?? "–",
                 range: day.temperatureMin.flatMap { low in day.temperatureMax.map { (min(low, $0), max(low, $0)) } },
                 rain: day.precipitationProbability.map { Format.number($0, places: 0) + " %" } ?? "–",
-                wind: day.windSpeedMax.map { Format.number($0, places: 0) + " " + units.windSpeed } ?? "–")
+                wind: day.windSpeedMax.map { Format.wind($0, units) } ?? "–")
         }
 
         func widest(_ values: [String], _ header: String) -> Int {

@@ -42,7 +42,7 @@ public enum HumanSummary {
                 }
                 if let h = current.humidity { now.append("humidity \(formatNumber(h, places: 0)) %") }
                 if let w = current.windSpeed {
-                    var wind = "wind \(formatNumber(w, places: 0)) \(units.windSpeed)"
+                    var wind = "wind " + Format.wind(w, units, named: true)
                     if let d = current.windDirection { wind += " " + compassPoint(d) }
                     now.append(wind)
                 }

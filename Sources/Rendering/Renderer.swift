@@ -157,11 +157,7 @@ public enum Renderer {
         var details: [String] = []
         if let feels = facts.feelsText { details.append("feels like " + feels) }
         if let humidity = facts.humidity { details.append("humidity " + Format.number(humidity, places: 0) + " %") }
-        if let speed = facts.windSpeed {
-            details.append(
-                "wind " + Format.number(speed, places: 0) + " " + units.windSpeed
-                    + (facts.windDirectionText.map { " " + $0 } ?? ""))
-        }
+        if let wind = facts.windPhrase { details.append(wind) }
         if !details.isEmpty {
             let text = details.joined(separator: ", ")
             lines.append(Escape.pango(text.prefix(1).uppercased() + text.dropFirst()))
@@ -182,7 +178,7 @@ public enum Renderer {
         if !hours.isEmpty {
             lines.append("")
             for hour in hours {
-                var cells = [Format.localClock(hour.time) ?? hour.time]
+                var cells = [Format.localClock(hour.time, units.timeFormat) ?? hour.time]
                 cells.append(icons.glyph(for: hour.condition, isDay: hour.isDay) ?? " ")
                 cells.append(pad(hour.temperature.map { Format.number($0, places: 0) + units.temperature } ?? "–", 5))
                 if let p = hour.precipitationProbability { cells.append(Format.number(p, places: 0) + " %") }

@@ -15,7 +15,6 @@ struct ReportFacts {
     }
 
     var units: ReportUnits { report.units }
-    var imperial: Bool { report.units.system == UnitSystem.imperial.rawValue }
 
     // MARK: Now
 
@@ -55,16 +54,30 @@ struct ReportFacts {
     var lowText: String? { degrees(today?.temperatureMin) }
     var humidityText: String? { humidity.map { Format.number($0, places: 0) + "%" } }
     var precipitationText: String? {
-        precipitation.map { Format.number($0, places: imperial ? 2 : 1) + " " + units.precipitation }
+        precipitation.map { Format.precipitation($0, units) }
     }
     var precipitationProbabilityText: String? { precipitationProbability.map { Format.number($0, places: 0) + "%" } }
-    var pressureText: String? { pressure.map { Format.number($0, places: 0) + " hPa" } }
+    var pressureText: String? { pressure.map { Format.pressure($0, units) } }
     var windDirectionText: String? { windDirection.map(HumanSummary.compassPoint) }
     /// `↗20 km/h`: the arrow points where the wind blows to, as wttr.in draws it.
     var windText: String? {
         guard let speed = windSpeed else { return nil }
         let arrow = windDirection.map(Format.windArrow) ?? ""
-        return arrow + Format.number(speed, places: 0) + " " + units.windSpeed
+        return arrow + Format.wind(speed, units)
+    }
+
+    /// The Beaufort name of the wind now (`Moderate breeze`), whatever unit it is shown in.
+    var beaufortName: String? {
+        guard let speed = windSpeed else { return nil }
+        let unit = units.windSpeedUnit
+        let force = unit == .bft ? Int(speed.rounded()) : Beaufort.force(kmh: unit.kmh(from: speed))
+        return UnitWords.beaufortName(force)
+    }
+
+    /// `wind 20 km/h NE`, `wind 4 Bft (Moderate breeze) NE`: the wind now, for tooltips and summaries.
+    var windPhrase: String? {
+        guard let speed = windSpeed else { return nil }
+        return "wind " + Format.wind(speed, units, named: true) + (windDirectionText.map { " " + $0 } ?? "")
     }
 
     var placeName: String? { report.place?.name }
@@ -77,9 +90,9 @@ struct ReportFacts {
         return parts.joined(separator: ", ")
     }
 
-    var sunriseText: String? { today?.sunrise.flatMap(Format.localClock) }
-    var sunsetText: String? { today?.sunset.flatMap(Format.localClock) }
-    var currentTimeText: String? { report.current.flatMap { Format.localClock($0.time) } }
+    var sunriseText: String? { today?.sunrise.flatMap { Format.localClock($0, units.timeFormat) } }
+    var sunsetText: String? { today?.sunset.flatMap { Format.localClock($0, units.timeFormat) } }
+    var currentTimeText: String? { report.current.flatMap { Format.localClock($0.time, units.timeFormat) } }
 
     // MARK: Time
 
@@ -104,16 +117,16 @@ struct ReportFacts {
     var fetchedClock: String? {
         guard let fetched = report.provider.flatMap({ Timestamps.parseUTC($0.fetchedAt) }) else { return nil }
         guard let offset = utcOffsetSeconds else {
-            return Format.localClock(Timestamps.rfc3339(fetched)).map { $0 + " UTC" }
+            return Format.localClock(Timestamps.rfc3339(fetched), units.timeFormat).map { $0 + " UTC" }
         }
-        return Format.localClock(Timestamps.rfc3339(fetched, utcOffsetSeconds: offset))
+        return Format.localClock(Timestamps.rfc3339(fetched, utcOffsetSeconds: offset), units.timeFormat)
     }
 
     // MARK: Classes
 
     /// The temperature now in °C, whatever the report's units, for the hot/cold thresholds.
     var celsius: Double? {
-        temperature.map { imperial ? CanonicalUnits.celsius(fromFahrenheit: $0) : $0 }
+        temperature.map { units.temperatureUnit.celsius(from: $0) }
     }
     var isHot: Bool { celsius.map { $0 >= options.hotCelsius } ?? false }
     var isCold: Bool { celsius.map { $0 <= options.coldCelsius } ?? false }
@@ -189,12 +202,35 @@ enum Format {
         return arrows[Int((normalized + 22.5) / 45) % 8]
     }
 
-    /// `HH:MM` of an RFC 3339 time as written, i.e. in the offset it carries (the location's local time).
-    static func localClock(_ rfc3339: String) -> String? {
+    /// The clock time of an RFC 3339 time as written, i.e. in the offset it carries (the location's
+    /// local time): `18:05`, or `6:05 PM` on a 12-hour clock.
+    static func localClock(_ rfc3339: String, _ clock: TimeFormat = .h24) -> String? {
         guard Timestamps.parseUTC(rfc3339) != nil else { return nil }
         let characters = Array(rfc3339)
-        guard characters.count >= 16, characters[10] == "T" || characters[10] == " " else { return nil }
-        return String(characters[11..<16])
+        guard characters.count >= 16, characters[10] == "T" || characters[10] == " ",
+            let hour = Int(String(characters[11..<13])), let minute = Int(String(characters[14..<16]))
+        else { return nil }
+        return clock.clock(hour: hour, minute: minute)
+    }
+
+    /// `20 km/h`, `5.6 m/s`, `11 kn`, `4 Bft`: a speed of the report in its unit, to the unit's decimals;
+    /// `named` adds the Beaufort force's name, `4 Bft (Moderate breeze)`.
+    static func wind(_ speed: Double, _ units: ReportUnits, named: Bool = false) -> String {
+        let unit = units.windSpeedUnit
+        var text = number(speed, places: unit.decimals) + " " + units.windSpeed
+        if named, unit == .bft { text += " (" + UnitWords.beaufortName(Int(speed.rounded())) + ")" }
+        return text
+    }
+
+    /// `1.2 mm`, `0.05 in`: an amount of the report in its unit, to the unit's decimals.
+    static func precipitation(_ amount: Double, _ units: ReportUnits) -> String {
+        number(amount, places: units.precipitationUnit.decimals) + " " + units.precipitation
+    }
+
+    /// `1013 hPa`, `29.92 inHg`, `760 mmHg`, `101.3 kPa`: a pressure of the report in its unit.
+    static func pressure(_ pressure: Double, _ units: ReportUnits) -> String {
+        let unit = units.pressureUnit
+        return number(pressure, places: unit.decimals) + " " + UnitWords.symbol(unit)
     }
 }
 

@@ -133,7 +133,7 @@ public struct Template: Sendable, Hashable {
     static let placeholders: [(name: String, field: Field)] = [
         ("temp", .temperature), ("feels", .feels), ("place", .place), ("admin1", .admin1), ("country", .country),
         ("condition", .condition), ("icon", .icon), ("high", .high), ("low", .low), ("wind", .wind),
-        ("wind_dir", .windDirection), ("humidity", .humidity), ("precip", .precipitation),
+        ("wind_dir", .windDirection), ("wind_name", .windName), ("humidity", .humidity), ("precip", .precipitation),
         ("precip_prob", .precipitationProbability), ("pressure", .pressure), ("uv", .uvIndex),
         ("sunrise", .sunrise), ("sunset", .sunset), ("time", .time), ("timezone", .timezone),
         ("updated_ago", .updatedAgo), ("source", .source), ("status", .status), ("stale", .stale),
@@ -159,7 +159,7 @@ public struct Template: Sendable, Hashable {
     }
 
     enum Field: Sendable {
-        case icon, condition, temperature, feels, wind, windDirection, humidity, precipitation
+        case icon, condition, temperature, feels, wind, windDirection, windName, humidity, precipitation
         case precipitationProbability, pressure, uvIndex, place, admin1, country, sunrise, sunset, time, timezone
         case high, low, updatedAgo, source, status, stale, units
         case warning, warningCount, warningLevel, rainSoon, rainSoonShort, air, aqi, aqiCategory, pm2_5, pm10, pollen
@@ -173,6 +173,7 @@ public struct Template: Sendable, Hashable {
             case .feels: return facts.feelsText
             case .wind: return facts.windText
             case .windDirection: return facts.windDirectionText
+            case .windName: return facts.beaufortName
             case .humidity: return facts.humidityText
             case .precipitation: return facts.precipitationText
             case .precipitationProbability: return facts.precipitationProbabilityText

@@ -14,8 +14,9 @@ import Foundation
 /// whether it applies live) is its row in the settings table, declared beside the struct
 /// (``SettingsTable``). `config/forecastd.toml` is generated from them.
 public struct Settings: Sendable, Hashable {
-    /// `units`: the unit system reports are written in.
-    public var units: UnitSystem = .metric
+    /// `units`: the units reports are written in, a preset (`units = "uk"`) or a `[units]` table with a
+    /// preset and quantities set apart from it; the clock follows the locale unless `[units] time` says.
+    public var units = UnitPreferences.metric
     /// `refresh_minutes`: how often the forecast is fetched again, in minutes.
     public var refreshMinutes = 15
     /// `[location]`: where forecasts are for.
@@ -74,8 +75,14 @@ public struct Settings: Sendable, Hashable {
             """,
         [
             .key(
-                "units", \.units, .choice(UnitSystem.self, noun: "a unit system"), .live,
-                "Units for temperatures, wind, precipitation and distances: {allowed}."),
+                "units", \.units.preset, .choice(UnitSystem.self, noun: "a unit system"), .live,
+                """
+                Units for temperatures, wind, pressure, precipitation and distances, a preset:
+                {allowed}.
+                metric: °C, km/h, hPa, mm, km; imperial: °F, mph, inHg, in, mi;
+                uk: °C, mph, hPa, mm, mi; si: °C, m/s, hPa, mm, km. To choose a unit for one quantity,
+                write a [units] table instead (below); `forecastctl units wind kn` makes it for you.
+                """),
             .key(
                 "refresh_minutes", \.refreshMinutes, .integer(1...1440), .live,
                 "How often to fetch the forecast again, in minutes ({allowed})."),
@@ -103,6 +110,7 @@ extension Settings {
     ///   `/var/lib/forecastd` for a system service.
     /// - the OpenWeatherMap key is `$FORECASTD_OPENWEATHERMAP_API_KEY` when that is set and not empty.
     /// - IP geolocation is off when `$FORECASTD_IP_GEOLOCATION` is `0`, `off`, `no` or `false`.
+    /// - clock times are shown on the locale's clock (``TimeFormat/fromLocale(_:)``) unless `[units] time` says.
     ///
     /// XDG variables holding relative paths are ignored, as the XDG base directory specification says.
     ///
@@ -146,6 +154,7 @@ extension Settings {
                 statusFile: join(runtimeDirectory, "report.json"), socket: join(runtimeDirectory, "forecastd.sock")),
             stateDirectory: stateDirectory)
         settings.providers.openWeatherMap.apiKey = environmentKey
+        settings.units.localeTime = TimeFormat.fromLocale(environment)
         if ["0", "off", "no", "false"].contains(environment[ipGeolocationVariable]?.lowercased() ?? "") {
             settings.location.ip.enabled = false
         }

@@ -61,6 +61,7 @@ struct SettingsDecoder {
                     message: "invalid TOML: a key is letters, digits, \"_\" and \"-\", or a quoted string"))
             return defaults
         }
+        guard checkUnitsWrittenOnce() else { return defaults }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -90,12 +91,16 @@ struct SettingsDecoder {
         checkKeys(of: toml, at: table.path)
         for key in table.keys {
             guard let raw = toml[key.name] else { continue }
+            // A name that is a key and a table too (`units = "uk"` or `[units]`): a table is decoded as one.
+            if raw.type == .table, SettingsTable.table(at: key.path) != nil { continue }
             guard let value = checked(raw, key) else { continue }
             values[key.path] = value
             key.store?(&settings, value)
         }
         for subtable in SettingsTable.subtables(of: table.path) where subtable.kind != .array {
-            guard let raw = toml[subtable.path[subtable.path.count - 1]] else { continue }
+            let name = subtable.path[subtable.path.count - 1]
+            guard let raw = toml[name] else { continue }
+            if raw.type != .table, table.keys.contains(where: { $0.name == name }) { continue }
             written.insert(subtable.path)
             guard raw.type == .table, let child = raw.table else {
                 report(subtable.path, at: .value, "expected a table, found \(Self.describe(raw.type))")

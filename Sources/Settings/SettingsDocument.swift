@@ -74,6 +74,7 @@ public struct SettingsDocument: Sendable, Hashable {
     // MARK: Setting
 
     mutating func set(path: [String], toml: String) {
+        if path.first == "units", editUnits(path: path, toml: toml) { return }
         let map = TOMLSourceMap(text)
         var bytes = map.bytes
         let value = Array(toml.utf8)

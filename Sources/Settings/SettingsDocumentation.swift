@@ -39,6 +39,8 @@ extension Settings {
             case .table:
                 if !table.path.isEmpty { lines.append("[\(TOMLText.key(table.path))]") }
                 for (index, key) in table.keys.enumerated() {
+                    // A key that is also a table (`units`) is written as the table when the settings need it.
+                    if let form = SettingsTable.table(at: key.path), !form.elements(settings).isEmpty { continue }
                     if index > 0 { lines.append("") }
                     lines += comment(key.documentation, key: key) + [documentedLine(key, settings, defaults)]
                 }
@@ -122,7 +124,17 @@ extension Settings {
         // The tables of fixed keys first, then the arrays of tables, as TOML requires nothing of the
         // order and people read the keys first.
         for table in tables.filter({ $0.kind != .array }) {
-            let values = table.keys.compactMap { key in key.read(self).map { (key, $0) } }
+            var values = table.keys.compactMap { key in key.read(self).map { (key, $0) } }
+            if table.kind == .optional {
+                // As the file writes it (the `[units]` table with its preset, which its row does not read).
+                values = zip(table.keys, table.elements(self).first ?? []).compactMap { key, value in
+                    value.map { (key, $0) }
+                }
+            }
+            // A key that is also a table (`units`) is written as the table when the settings need it.
+            values.removeAll { key, _ in
+                SettingsTable.table(at: key.path).map { !$0.elements(self).isEmpty } ?? false
+            }
             if table.kind == .optional && values.isEmpty {
                 lines += ["", "# No [\(TOMLText.key(table.path))]."]
                 continue

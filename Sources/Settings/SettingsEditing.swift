@@ -4,7 +4,8 @@ import Foundation
 /// A change of the settings file that a user asks for, by `forecastctl` or on the socket: both give
 /// it to ``SettingsFileEditor/apply(_:to:places:environment:)`` and get the same file and the same answer.
 public enum SettingsEditRequest: Sendable, Hashable {
-    /// `units metric|imperial`.
+    /// `units PRESET` (metric, imperial, uk, si: the quantities set apart from the preset go) or
+    /// `units QUANTITY UNIT` (`wind kn`: the one-line form becomes the `[units]` table).
     case units(String)
     /// `mode auto|pinned`.
     case mode(String)
@@ -97,8 +98,9 @@ extension SettingsFileEditor {
         let edit: SettingsFileEdit
         let unchanged: String
         switch request {
-        case .units(let value):
-            (edit, unchanged) = try set("units", value, in: target, environment: environment)
+        case .units(let words):
+            let (key, value) = try SettingsEditRequest.unitsEdit(words)
+            (edit, unchanged) = try set(key, value, in: target, environment: environment)
         case .mode(let value):
             (edit, unchanged) = try set("location.mode", value, in: target, environment: environment)
         case .set(let key, let value):

@@ -9,6 +9,7 @@ import TOMLKit
 extension SettingsDecoder {
     mutating func applyRules(to settings: inout Settings, root: TOMLTable) {
         assemblePin(into: &settings)
+        assembleUnits(into: &settings)
         if settings.location.mode == .pinned && settings.location.pin == nil && !written.contains(["location", "pin"]) {
             report(
                 ["location", "mode"], at: .value, "\"pinned\" needs a [location.pin] table with latitude and longitude")

@@ -37,7 +37,7 @@ package enum SettingsTable {
 
     /// Every table, in documentation order: the root table first.
     package static let tables: [Table] = [
-        Settings.rootTable,
+        Settings.rootTable, Settings.unitsTable,
         Settings.locationTable, Settings.pinTable, Settings.gpsdTable, Settings.ipTable,
         Settings.providersTable, Settings.openMeteoTable, Settings.metNorwayTable, Settings.openWeatherMapTable,
         Settings.outputTable, Settings.statusFilesTable, Settings.displayTable, Settings.historyTable,
@@ -66,7 +66,9 @@ package enum SettingsTable {
     /// The names allowed in the table at `path`: its keys, then its tables; nil when it is no table.
     package static func allowedNames(in path: [String]) -> [String]? {
         guard let table = table(at: path) else { return nil }
-        return table.keys.map(\.name) + subtables(of: path).map { $0.path[$0.path.count - 1] }
+        let keys = table.keys.map(\.name)
+        // A name may be a key and a table too (`units`): it is allowed once.
+        return keys + subtables(of: path).map { $0.path[$0.path.count - 1] }.filter { !keys.contains($0) }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForecastModel
 import Settings
 
 /// What the shells complete for forecastctl's arguments (`forecastctl --generate-completion-script SHELL`).
@@ -8,6 +9,18 @@ import Settings
 enum Completions {
     /// A settings file.
     static let settingsFile = CompletionKind.file(extensions: ["toml"])
+
+    /// `forecastctl units`: a preset or a quantity first, then the units of the quantity before.
+    static let units = CompletionKind.custom { words, index, prefix in
+        unitWords(previous: index > 0 && index <= words.count ? words[index - 1] : nil).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The words that may follow `previous` in `forecastctl units`: a quantity's units after the quantity,
+    /// else the presets and the quantities.
+    static func unitWords(previous: String?) -> [String] {
+        if let previous, let quantity = UnitQuantity(rawValue: previous) { return quantity.unitNames }
+        return UnitSystem.allCases.map(\.rawValue) + UnitQuantity.allCases.map(\.rawValue)
+    }
 
     /// A CSV file of cities.
     static let csvFile = CompletionKind.file(extensions: ["csv"])

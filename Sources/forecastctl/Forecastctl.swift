@@ -57,9 +57,10 @@ struct Forecastctl: ParsableCommand {
                   forecastctl forecast
               A Waybar module that follows the daemon:
                   forecastctl watch --format waybar
-              Pin the position to a place and switch to imperial units:
+              Pin the position to a place and switch to imperial units, with wind in knots:
                   forecastctl pin "Paris, TX"
                   forecastctl units imperial
+                  forecastctl units wind kn
               The nearest place to a coordinate, without a daemon:
                   forecastctl place 48.85 2.35
               Start a settings file from the documented one (every key at its default):

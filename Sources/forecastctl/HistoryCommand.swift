@@ -142,24 +142,25 @@ enum HistoryText {
         Timestamps.localDate(date, utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: date))
     }
 
-    static func temperature(_ celsius: Double?, _ units: UnitSystem) -> String {
+    static func temperature(_ celsius: Double?, _ units: UnitPreferences) -> String {
         guard let celsius else { return "—" }
-        return String(format: "%.1f", units.temperature(fromCelsius: celsius))
+        return String(format: "%.1f", units.temperature.convert(fromCelsius: celsius))
     }
 
-    static func precipitation(_ millimetres: Double?, _ units: UnitSystem) -> String {
+    static func precipitation(_ millimetres: Double?, _ units: UnitPreferences) -> String {
         guard let millimetres else { return "—" }
-        return String(format: units == .metric ? "%.1f" : "%.2f", units.precipitation(fromMillimetres: millimetres))
+        let unit = units.precipitation
+        return String(format: "%.\(unit.decimals)f", unit.convert(fromMillimetres: millimetres))
     }
 
     // MARK: Table
 
     /// One line per local day: readings, observed low and high, the forecast as last issued before
     /// the day began, and the most frequent condition.
-    static func table(_ readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitSystem) -> String {
+    static func table(_ readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitPreferences) -> String {
         let byDay = Dictionary(grouping: readings, by: { localDay($0.observedAt) })
-        let t = units.temperatureSymbol
-        let p = units.precipitationSymbol
+        let t = UnitWords.symbol(units.temperature)
+        let p = UnitWords.symbol(units.precipitation)
         let rows = byDay.keys.sorted().map { day -> [String] in
             let seen = byDay[day] ?? []
             let temperatures = seen.compactMap(\.temperature)
@@ -188,7 +189,7 @@ enum HistoryText {
 
     /// Temperature and precipitation over the period, one column per equal slice of time: the
     /// slice's mean temperature and its largest precipitation; a blank where there is no reading.
-    static func chart(_ readings: [HistoryReading], units: UnitSystem) -> String {
+    static func chart(_ readings: [HistoryReading], units: UnitPreferences) -> String {
         guard let first = readings.first?.observedAt, let last = readings.last?.observedAt else { return "" }
         let width = min(chartWidth, readings.count)
         let span = max(last.timeIntervalSince(first), 1)
@@ -215,27 +216,30 @@ enum HistoryText {
             guard let value, value > 0, wettest > 0 else { return value == nil ? " " : "·" }
             return levels[max(0, Int((value / wettest * Double(levels.count - 1)).rounded()))]
         }
-        let t = units.temperatureSymbol
+        let t = UnitWords.symbol(units.temperature)
         let labels = ["temperature", "precipitation"]
         let labelWidth = labels.map(\.count).max() ?? 0
         func pad(_ text: String) -> String { text + String(repeating: " ", count: labelWidth - text.count) }
         return [
             "\(pad("temperature"))  \(String(temperatureLine))  \(temperature(low, units))–\(temperature(high, units)) \(t)",
-            "\(pad("precipitation"))  \(String(rainLine))  max \(precipitation(wettest, units)) \(units.precipitationSymbol)",
+            "\(pad("precipitation"))  \(String(rainLine))  max \(precipitation(wettest, units)) \(UnitWords.symbol(units.precipitation))",
             "\(pad(""))  \(localTime(first)) … \(localTime(last))",
         ].joined(separator: "\n")
     }
 
     // MARK: CSV and JSON
 
-    static func csv(_ readings: [HistoryReading], units: UnitSystem) -> String {
-        let t = units == .metric ? "c" : "f"
-        let w = units == .metric ? "kmh" : "mph"
-        let p = units == .metric ? "mm" : "in"
+    /// The readings as CSV, each quantity in its unit, named in its column: `temperature_c` or `_f`,
+    /// `wind_speed_kmh`, `_ms`, `_mph`, `_kn` or `_bft`, `precipitation_mm` or `_in`, `pressure_hpa`,
+    /// `_inhg`, `_mmhg` or `_kpa`.
+    static func csv(_ readings: [HistoryReading], units: UnitPreferences) -> String {
+        let t = units.temperature == .celsius ? "c" : "f"
+        let w = units.wind.rawValue
+        let p = units.precipitation.rawValue
         let header = [
             "time", "provider", "temperature_\(t)", "apparent_temperature_\(t)", "humidity_percent",
-            "wind_speed_\(w)", "wind_direction_degrees", "wind_gusts_\(w)", "precipitation_\(p)", "pressure_hpa",
-            "condition",
+            "wind_speed_\(w)", "wind_direction_degrees", "wind_gusts_\(w)", "precipitation_\(p)",
+            "pressure_\(units.pressure.rawValue)", "condition",
         ]
         func field(_ value: Double?) -> String {
             value.map { String($0.rounded(places: 2)) } ?? ""
@@ -243,11 +247,12 @@ enum HistoryText {
         let rows = readings.map { reading in
             [
                 Timestamps.rfc3339(reading.observedAt), reading.provider,
-                field(reading.temperature.map(units.temperature(fromCelsius:))),
-                field(reading.apparentTemperature.map(units.temperature(fromCelsius:))), field(reading.humidity),
-                field(reading.windSpeed.map(units.windSpeed(fromKmh:))), field(reading.windDirection),
-                field(reading.windGusts.map(units.windSpeed(fromKmh:))),
-                field(reading.precipitation.map(units.precipitation(fromMillimetres:))), field(reading.pressure),
+                field(reading.temperature.map(units.temperature.convert(fromCelsius:))),
+                field(reading.apparentTemperature.map(units.temperature.convert(fromCelsius:))), field(reading.humidity),
+                field(reading.windSpeed.map(units.wind.convert(fromKmh:))), field(reading.windDirection),
+                field(reading.windGusts.map(units.wind.convert(fromKmh:))),
+                field(reading.precipitation.map(units.precipitation.convert(fromMillimetres:))),
+                field(reading.pressure.map(units.pressure.convert(fromHectopascals:))),
                 reading.condition?.rawValue ?? "",
             ]
         }
@@ -281,34 +286,37 @@ enum HistoryText {
         }
 
         var city: String
+        /// The preset's name, as before per-quantity units.
         var units: String
+        /// The unit of each quantity, as the report's `units` object writes them.
+        var unitSymbols: ReportUnits
         var readings: [Reading]
         var forecasts: [Forecast]
     }
 
-    static func json(cityID: String, readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitSystem)
+    static func json(cityID: String, readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitPreferences)
         -> String
     {
         func round(_ value: Double?) -> Double? { value?.rounded(places: 2) }
         let output = JSONOutput(
-            city: cityID, units: units.rawValue,
+            city: cityID, units: units.preset.rawValue, unitSymbols: ReportUnits(units),
             readings: readings.map { reading in
                 JSONOutput.Reading(
                     time: Timestamps.rfc3339(reading.observedAt), provider: reading.provider,
-                    temperature: round(reading.temperature.map(units.temperature(fromCelsius:))),
-                    apparentTemperature: round(reading.apparentTemperature.map(units.temperature(fromCelsius:))),
-                    humidity: round(reading.humidity), windSpeed: round(reading.windSpeed.map(units.windSpeed(fromKmh:))),
+                    temperature: round(reading.temperature.map(units.temperature.convert(fromCelsius:))),
+                    apparentTemperature: round(reading.apparentTemperature.map(units.temperature.convert(fromCelsius:))),
+                    humidity: round(reading.humidity), windSpeed: round(reading.windSpeed.map(units.wind.convert(fromKmh:))),
                     windDirection: round(reading.windDirection),
-                    windGusts: round(reading.windGusts.map(units.windSpeed(fromKmh:))),
-                    precipitation: round(reading.precipitation.map(units.precipitation(fromMillimetres:))),
-                    pressure: round(reading.pressure), condition: reading.condition?.rawValue)
+                    windGusts: round(reading.windGusts.map(units.wind.convert(fromKmh:))),
+                    precipitation: round(reading.precipitation.map(units.precipitation.convert(fromMillimetres:))),
+                    pressure: round(reading.pressure.map(units.pressure.convert(fromHectopascals:))), condition: reading.condition?.rawValue)
             },
             forecasts: issued.map { day in
                 JSONOutput.Forecast(
                     issuedAt: Timestamps.rfc3339(day.issuedAt), provider: day.provider, day: day.day,
-                    temperatureMin: round(day.temperatureMin.map(units.temperature(fromCelsius:))),
-                    temperatureMax: round(day.temperatureMax.map(units.temperature(fromCelsius:))),
-                    precipitation: round(day.precipitationSum.map(units.precipitation(fromMillimetres:))),
+                    temperatureMin: round(day.temperatureMin.map(units.temperature.convert(fromCelsius:))),
+                    temperatureMax: round(day.temperatureMax.map(units.temperature.convert(fromCelsius:))),
+                    precipitation: round(day.precipitationSum.map(units.precipitation.convert(fromMillimetres:))),
                     precipitationProbability: round(day.precipitationProbability), condition: day.condition?.rawValue)
             })
         let encoder = JSONEncoder()

@@ -27,16 +27,43 @@ let editDiscussion = """
 struct UnitsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "units",
-        abstract: "Switch reports to metric or imperial units.",
-        discussion: "Example: forecastctl units imperial\n\n" + editDiscussion + "\n\n" + editExitCodes)
+        abstract: "Choose the units reports are written in: a preset, or one quantity's unit.",
+        discussion: """
+            Examples: forecastctl units uk; forecastctl units wind kn; forecastctl units time 12h
+
+            A preset gives every quantity its unit: metric (°C, km/h, hPa, mm, km), imperial (°F, mph, inHg, \
+            in, mi), uk (°C, mph, hPa, mm, mi), si (°C, m/s, hPa, mm, km). Choosing a preset also removes the \
+            units set apart from it, so it means what it says. QUANTITY UNIT sets one quantity apart from the \
+            preset: \(UnitQuantity.allCases.map { "\($0.rawValue) (\($0.unitNames.joined(separator: ", ")))" }.joined(separator: "; ")). \
+            Wind in bft is the Beaufort force, 0 to 12. The clock (time) follows the locale unless set. The \
+            one-line `units = "…"` of the settings file then becomes a [units] table, keeping its comments. \
+            Units are converted from the forecast already fetched: a change never asks the weather service \
+            again.
+
+            """ + editDiscussion + "\n\n" + editExitCodes)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "metric or imperial.")
-    var system: UnitSystem
+    @Argument(
+        help: ArgumentHelp(
+            "A preset (metric, imperial, uk, si), or a quantity and its unit (wind kn).", valueName: "PRESET | QUANTITY UNIT"),
+        completion: Completions.units)
+    var words: [String]
+
+    func validate() throws {
+        guard (1...2).contains(words.count) else {
+            throw ValidationError("units takes a preset (metric, imperial, uk, si), or a quantity and its unit (wind kn)")
+        }
+        if words.count == 1, UnitSystem(rawValue: words[0]) == nil {
+            let presets = UnitSystem.allCases.map(\.rawValue).joined(separator: ", ")
+            let quantities = UnitQuantity.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError(
+                "\"\(words[0])\" is not a preset (\(presets)); to set one quantity, give it and its unit: \(quantities)")
+        }
+    }
 
     func run() throws {
-        try reportingFailures { try applyEdit(.units(system.rawValue), global) }
+        try reportingFailures { try applyEdit(.units(words.joined(separator: " ")), global) }
     }
 }
 

@@ -206,7 +206,7 @@ struct SocketProtocolTests {
             #expect(answers[1].contains(#"does not take \"colour=red\""#), "\(answers[1])")
             #expect(answers[2].contains(#"\"status\" does not take \"format=json\" (it takes: nothing)"#), "\(answers[2])")
             #expect(answers[3].contains(#"\"locate\" does not take \"now\""#), "\(answers[3])")
-            #expect(answers[4].contains(#"\"units\" needs a value: metric or imperial"#), "\(answers[4])")
+            #expect(answers[4].contains(#"\"units\" needs a value: a preset (metric, imperial, uk, si) or a quantity and its unit, e.g. wind kn"#), "\(answers[4])")
             #expect(answers[5].contains(#"\"mode\" needs a value: auto or pinned"#), "\(answers[5])")
             #expect(answers[6].contains(#"takes no member \"colour\" (it takes: request, format, icons, template, city)"#), "\(answers[6])")
             #expect(answers[7].contains(#"the member \"format\" must be a string"#), "\(answers[7])")

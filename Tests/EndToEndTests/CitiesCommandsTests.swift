@@ -314,6 +314,17 @@ struct CitiesCommandsTests {
         #expect(readings?.first?["temperature"] as? Double == 41)
         #expect(readings?.first?["time"] as? String == "2026-11-21T00:00:00Z")
         #expect((object?["forecasts"] as? [[String: Any]])?.first?["temperature_max"] as? Double == 53.6)
+        #expect((object?["unit_symbols"] as? [String: Any])?["wind_speed"] as? String == "mph")
+
+        // Units per quantity: each column names its unit, each value is rounded as that unit is read.
+        #expect(try await home.run("units", "wind", "kn").status == 0)
+        #expect(try await home.run("units", "pressure", "mmhg").status == 0)
+        let knots = try await home.run("history", "paris-fr", "--since", "2026-11-21T00:00:00Z", "--days", "1", "--csv")
+        let knotRows = knots.stdout.components(separatedBy: "\r\n")
+        #expect(
+            knotRows[0]
+                == "time,provider,temperature_f,apparent_temperature_f,humidity_percent,wind_speed_kn,wind_direction_degrees,wind_gusts_kn,precipitation_in,pressure_mmhg,condition")
+        #expect(knotRows[1] == "2026-11-21T00:00:00Z,open-meteo,41.0,35.6,80.0,5.0,,,0.0,758.0,rain")
 
         let both = try await home.run("history", "paris", "--csv", "--json")
         #expect(both.status == 64)

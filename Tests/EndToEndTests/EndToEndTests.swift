@@ -49,7 +49,7 @@ struct EndToEndTests {
         let current = try #require(report.current)
         #expect(current.temperature == 18.5)
         #expect(current.humidity == 78)
-        #expect(current.windSpeed == 10.8)  // 3.00 m/s
+        #expect(current.windSpeed == 11)  // 3.00 m/s is 10.8 km/h, shown whole
         #expect(current.condition?.code == "overcast")
         #expect(report.units.system == "metric")
         #expect(report.daily.count == 7)

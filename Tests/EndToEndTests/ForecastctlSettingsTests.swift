@@ -180,7 +180,7 @@ struct ForecastctlSettingsTests {
             (
                 ["set", "units", "kelvin"], 64,
                 "forecastctl: the change would make the settings invalid, so \(path) was not changed:\n"
-                    + "  units: \"kelvin\" is not a unit system (allowed: \"metric\", \"imperial\")\n"
+                    + "  units: \"kelvin\" is not a unit system (allowed: \"metric\", \"imperial\", \"uk\", \"si\")\n"
             ),
             (
                 ["set", "refresh_minutes", "soon"], 64,
@@ -194,7 +194,7 @@ struct ForecastctlSettingsTests {
             (
                 ["set", "colour", "red"], 64,
                 "forecastctl: colour is not a settings key "
-                    + "(allowed: units, refresh_minutes, location.…, providers.…, output.…, display.…, history.…, "
+                    + "(allowed: units, refresh_minutes, units.…, location.…, providers.…, output.…, display.…, history.…, "
                     + "warnings.…, nowcast.…, air.…, notifications.…)\n"
             ),
             (
@@ -334,7 +334,7 @@ struct ForecastctlSettingsTests {
         #expect(badCheck.stdout == "")
         #expect(
             badCheck.stderr
-                == "\(bad):1:9: units: \"kelvin\" is not a unit system (allowed: \"metric\", \"imperial\")\n"
+                == "\(bad):1:9: units: \"kelvin\" is not a unit system (allowed: \"metric\", \"imperial\", \"uk\", \"si\")\n"
                 + "\(bad):2:19: refresh_minutes: 0 is out of range (allowed: 1...1440)\n")
         let badShow = try await home.run("config", "show", "--config", bad)
         #expect(badShow.status == 78)

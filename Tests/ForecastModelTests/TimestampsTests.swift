@@ -67,11 +67,11 @@ struct CoordinateTests {
 
     @Test("imperial conversions")
     func conversions() {
-        #expect(UnitSystem.imperial.temperature(fromCelsius: 100) == 212)
-        #expect(UnitSystem.imperial.temperature(fromCelsius: -40) == -40)
-        #expect(abs(UnitSystem.imperial.windSpeed(fromKmh: 16.09344) - 10) < 1e-9)
-        #expect(UnitSystem.imperial.precipitation(fromMillimetres: 25.4) == 1)
-        #expect(UnitSystem.metric.temperature(fromCelsius: 21.5) == 21.5)
+        #expect(UnitSystem.imperial.temperature.convert(fromCelsius: 100) == 212)
+        #expect(UnitSystem.imperial.temperature.convert(fromCelsius: -40) == -40)
+        #expect(UnitSystem.imperial.wind.convert(fromKmh: 16.09344) == 10)
+        #expect(UnitSystem.imperial.precipitation.convert(fromMillimetres: 25.4) == 1)
+        #expect(UnitSystem.metric.temperature.convert(fromCelsius: 21.5) == 21.5)
         #expect(abs(CanonicalUnits.celsius(fromFahrenheit: 50) - 10) < 1e-9)
         #expect(abs(CanonicalUnits.kmh(fromMetresPerSecond: 3) - 10.8) < 1e-9)
     }

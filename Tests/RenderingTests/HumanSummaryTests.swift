@@ -7,7 +7,7 @@ import Testing
 struct HumanSummaryTests {
     let now = Date(timeIntervalSince1970: 1_795_343_400)  // 2026-11-22T10:30:00Z, a Sunday
 
-    func report(stale: Bool = false, units: UnitSystem = .metric) -> Report {
+    func report(stale: Bool = false, units: UnitPreferences = .metric) -> Report {
         Report(
             updatedAt: "2026-11-22T10:30:00Z", stale: stale, ageSeconds: 300, status: .ok,
             location: ReportLocation(latitude: 48.9043, longitude: 2.333, source: "gpsd", accuracyM: 32.3),

@@ -46,7 +46,7 @@ struct TemplateTests {
         let expected: [String: String] = [
             "temp": "19°C", "feels": "19°C", "place": "Samara", "admin1": "Samara Oblast", "country": "Russia",
             "condition": "Overcast", "icon": "☁️", "high": "20°C", "low": "13°C", "wind": "←11 km/h",
-            "wind_dir": "E", "humidity": "78%", "precip_prob": "30%", "pressure": "1017 hPa", "sunrise": "06:11",
+            "wind_dir": "E", "wind_name": "Light breeze", "humidity": "78%", "precip_prob": "30%", "pressure": "1017 hPa", "sunrise": "06:11",
             "sunset": "18:49", "time": "12:00", "timezone": "Europe/Samara", "updated_ago": "3 h", "source": "gpsd",
             "status": "ok", "stale": "*", "units": "metric", "precip": "", "uv": "",
             // Samara's report has no warnings, nowcast or air (AlertRenderingTests fills them).

@@ -238,7 +238,7 @@ struct SettingsFileEditorTests {
         #expect(
             error?.message
                 == "the change would make the settings invalid, so \(path) was not changed:\n"
-                + #"  units: "kelvin" is not a unit system (allowed: "metric", "imperial")"#)
+                + #"  units: "kelvin" is not a unit system (allowed: "metric", "imperial", "uk", "si")"#)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 

@@ -47,8 +47,15 @@ struct ShippedConfigTests {
 
     @Test("its commented-out examples are valid settings")
     func examplesAreValid() throws {
-        let text = Self.uncommented(try Self.shippedText())
+        // The [units] example replaces the one-line `units`, as its comment says: TOML allows one of them.
+        let text = Self.uncommented(try Self.shippedText()).replacingOccurrences(
+            of: "\nunits = \"metric\"\n", with: "\n")
         let settings = try Settings.decode(text, path: Self.path, defaults: userDefaults)
+        #expect(
+            settings.units
+                == UnitPreferences(
+                    preset: .uk, temperature: .celsius, wind: .kn, pressure: .hpa, precipitation: .mm, distance: .mi,
+                    visibility: .km, time: .h24))
         #expect(
             settings.location.pin
                 == Pin(coordinate: Coordinate(latitude: -34.9011, longitude: -56.1645), name: "Montevideo"))

@@ -16,7 +16,7 @@ struct ValidationTests {
             units = "kelvin"
             """
         #expect(
-            problems(in: text) == [#"\#(p):3:9: units: "kelvin" is not a unit system (allowed: "metric", "imperial")"#])
+            problems(in: text) == [#"\#(p):3:9: units: "kelvin" is not a unit system (allowed: "metric", "imperial", "uk", "si")"#])
     }
 
     @Test("a name that is not a location mode")
@@ -269,7 +269,7 @@ struct ValidationTests {
             """
         #expect(
             problems(in: text) == [
-                #"\#(p):2:9: units: "kelvin" is not a unit system (allowed: "metric", "imperial")"#,
+                #"\#(p):2:9: units: "kelvin" is not a unit system (allowed: "metric", "imperial", "uk", "si")"#,
                 "\(p):3:19: refresh_minutes: expected an integer, found a floating-point number",
                 "\(p):6:23: location.refresh_distance_km: 2000 is out of range (allowed: 0.1...1000)",
                 "\(p):7:7: location.pin.longitude: missing; a pin needs both latitude and longitude (allowed: -180...180)",
