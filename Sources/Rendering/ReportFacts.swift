@@ -46,25 +46,48 @@ struct ReportFacts {
 
     /// `12°C`: whole degrees, for bars.
     func degrees(_ value: Double?) -> String? {
-        value.map { Format.number($0, places: 0) + units.temperature }
+        value.map { number($0, places: 0) + units.temperature }
+    }
+
+    /// `12.5` in English, `12,5` in Spanish: ``Format/number(_:places:)`` with the language's decimal separator.
+    func number(_ value: Double, places: Int) -> String {
+        options.phrases.number(Format.number(value, places: places))
+    }
+
+    /// A unit symbol as the language writes it (`km/h`; Russian `км/ч`).
+    func unit(_ symbol: String) -> String { options.phrases.unit(symbol) }
+
+    /// The condition's name in the language.
+    func conditionName(_ condition: Condition) -> String { options.phrases.condition(condition) }
+
+    /// `wind 20 km/h WSW`, lower case, for lists of details.
+    var windPhrase: String? {
+        guard let speed = windSpeed else { return nil }
+        let translation = options.phrases.translation
+        let (value, symbol) = (number(speed, places: 0), unit(units.windSpeed))
+        guard let direction = windDirectionText else {
+            return translation.text("wind {speed} {unit}", context: nil, ["speed": value, "unit": symbol])
+        }
+        return translation.text(
+            "wind {speed} {unit} {direction}", context: nil, ["speed": value, "unit": symbol, "direction": direction])
     }
 
     var temperatureText: String? { degrees(temperature) }
     var feelsText: String? { degrees(apparentTemperature) }
     var highText: String? { degrees(today?.temperatureMax) }
     var lowText: String? { degrees(today?.temperatureMin) }
-    var humidityText: String? { humidity.map { Format.number($0, places: 0) + "%" } }
+    var humidityText: String? { humidity.map { number($0, places: 0) + "%" } }
     var precipitationText: String? {
-        precipitation.map { Format.number($0, places: imperial ? 2 : 1) + " " + units.precipitation }
+        precipitation.map { number($0, places: imperial ? 2 : 1) + " " + unit(units.precipitation) }
     }
-    var precipitationProbabilityText: String? { precipitationProbability.map { Format.number($0, places: 0) + "%" } }
-    var pressureText: String? { pressure.map { Format.number($0, places: 0) + " hPa" } }
-    var windDirectionText: String? { windDirection.map(HumanSummary.compassPoint) }
+    var precipitationProbabilityText: String? { precipitationProbability.map { number($0, places: 0) + "%" } }
+    var pressureText: String? { pressure.map { number($0, places: 0) + " " + unit("hPa") } }
+    var windDirectionText: String? { windDirection.map(options.phrases.compassPoint) }
     /// `↗20 km/h`: the arrow points where the wind blows to, as wttr.in draws it.
     var windText: String? {
         guard let speed = windSpeed else { return nil }
         let arrow = windDirection.map(Format.windArrow) ?? ""
-        return arrow + Format.number(speed, places: 0) + " " + units.windSpeed
+        return arrow + number(speed, places: 0) + " " + unit(units.windSpeed)
     }
 
     var placeName: String? { report.place?.name }
@@ -123,23 +146,27 @@ struct ReportFacts {
 
     /// The short state for a report with no weather to show: `📍? no location`.
     var stateText: String {
-        let words =
+        let english =
             switch report.status {
             case .ok: "no data"
             case .locating: "locating…"
             case .noLocation: "no location"
             case .noForecast: "no forecast yet"
             }
+        let words = options.phrases.translation.text(english, context: "bar")
         return [icons.stateGlyph(report.status), words].compactMap { $0 }.joined(separator: " ")
     }
 
     /// A sentence for tooltips and tables when there is no weather to show.
     var stateSentence: String {
-        switch report.status {
-        case .ok: "No current conditions in this forecast."
-        case .locating: "Looking for the position…"
-        case .noLocation: "No location: no gpsd fix and no pinned position."
-        case .noForecast: "No forecast yet" + (placeName.map { " for \($0)." } ?? ".")
+        let translation = options.phrases.translation
+        return switch report.status {
+        case .ok: translation.text("No current conditions in this forecast.")
+        case .locating: translation.text("Looking for the position…")
+        case .noLocation: translation.text("No location: no gpsd fix and no pinned position.")
+        case .noForecast:
+            placeName.map { translation.text("No forecast yet for {place}.", context: nil, ["place": $0]) }
+                ?? translation.text("No forecast yet.")
         }
     }
 
@@ -150,8 +177,9 @@ struct ReportFacts {
             return [warningMark, stateText].compactMap { $0 }.joined(separator: " ")
         }
         let value =
-            temperatureText ?? condition?.text
-            ?? [lowText, highText].compactMap { $0 }.joined(separator: " / ").nonEmpty ?? "no data"
+            temperatureText ?? condition.map(conditionName)
+            ?? [lowText, highText].compactMap { $0 }.joined(separator: " / ").nonEmpty
+            ?? options.phrases.translation.text("no data", context: "bar")
         return [warningMark, glyph, value].compactMap { $0 }.joined(separator: " ") + staleMark
             + (rainShort.map { " " + $0 } ?? "")
     }
@@ -161,7 +189,9 @@ struct ReportFacts {
     /// ` (stale 3 h)` after a long text, empty when fresh.
     var staleSuffix: String {
         guard report.status == .ok, report.stale else { return "" }
-        return " (stale" + (ageSeconds.map { " " + Format.duration($0) } ?? "") + ")"
+        let translation = options.phrases.translation
+        guard let age = ageSeconds else { return " " + translation.text("(stale)", context: "bar") }
+        return " " + translation.text("(stale {duration})", context: "bar", ["duration": options.phrases.duration(age)])
     }
 }
 
@@ -171,15 +201,6 @@ enum Format {
     /// `printf` would give 18), without `-0`.
     static func number(_ value: Double, places: Int) -> String {
         HumanSummary.formatNumber(value.rounded(places: places), places: places)
-    }
-
-    /// `5 min`, `3 h`, `2 d`: an age for people, rounded down.
-    static func duration(_ seconds: Int) -> String {
-        let s = max(0, seconds)
-        if s < 60 { return "<1 min" }
-        if s < 90 * 60 { return "\(s / 60) min" }
-        if s < 48 * 3600 { return "\(s / 3600) h" }
-        return "\(s / 86_400) d"
     }
 
     /// wttr.in's arrows: where the wind blows to, for a direction it comes from.
