@@ -229,13 +229,15 @@ struct CitiesCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let cities = try global.loadSettings().cities
+                let settings = try global.loadSettings()
+                let cities = settings.cities
+                let translation = settings.phrases.translation
                 if json {
                     print(CitiesJSON.line(cities))
                     return
                 }
                 guard !cities.isEmpty else {
-                    print("no cities yet; add one with `forecastctl cities add NAME`")
+                    print(translation.text("no cities yet; add one with `forecastctl cities add NAME`", context: "cities"))
                     return
                 }
                 let rows = cities.map { city in
@@ -247,7 +249,10 @@ struct CitiesCommand: ParsableCommand {
                 }
                 print(
                     TextTable.render(
-                        header: ["", "ID", "NAME", "REGION", "COUNTRY", "LATITUDE", "LONGITUDE", "ADDED"], rows: rows,
+                        header: [""]
+                            + ["ID", "NAME", "REGION", "COUNTRY", "LATITUDE", "LONGITUDE", "ADDED"].map {
+                                translation.text($0, context: "cities table")
+                            }, rows: rows,
                         rightAligned: [5, 6]))
             }
         }

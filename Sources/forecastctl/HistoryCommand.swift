@@ -98,14 +98,21 @@ struct HistoryCommand: ParsableCommand {
             } else if json {
                 print(HistoryText.json(cityID: cityID, readings: history.readings, issued: history.issuedDays, units: units))
             } else {
-                print("\(label) (\(cityID)), \(HistoryText.localTime(start)) to \(HistoryText.localTime(end ?? now))")
+                let phrases = settings.phrases
+                print(
+                    phrases.translation.text(
+                        "{city} ({id}), {start} to {end}", context: "history",
+                        [
+                            "city": label, "id": cityID, "start": HistoryText.localTime(start),
+                            "end": HistoryText.localTime(end ?? now),
+                        ]))
                 guard !history.readings.isEmpty else {
-                    print("no readings in this period")
+                    print(phrases.translation.text("no readings in this period", context: "history"))
                     return
                 }
-                print(HistoryText.table(history.readings, issued: issued, units: units))
+                print(HistoryText.table(history.readings, issued: issued, units: units, phrases: phrases))
                 print("")
-                print(HistoryText.chart(history.readings, units: units))
+                print(HistoryText.chart(history.readings, units: units, phrases: phrases))
             }
         }
     }
@@ -142,21 +149,27 @@ enum HistoryText {
         Timestamps.localDate(date, utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: date))
     }
 
-    static func temperature(_ celsius: Double?, _ units: UnitSystem) -> String {
+    static func temperature(_ celsius: Double?, _ units: UnitSystem, _ phrases: Phrases = .english) -> String {
         guard let celsius else { return "—" }
-        return String(format: "%.1f", units.temperature(fromCelsius: celsius))
+        return phrases.number(String(format: "%.1f", units.temperature(fromCelsius: celsius)))
     }
 
-    static func precipitation(_ millimetres: Double?, _ units: UnitSystem) -> String {
+    static func precipitation(_ millimetres: Double?, _ units: UnitSystem, _ phrases: Phrases = .english) -> String {
         guard let millimetres else { return "—" }
-        return String(format: units == .metric ? "%.1f" : "%.2f", units.precipitation(fromMillimetres: millimetres))
+        return phrases.number(
+            String(format: units == .metric ? "%.1f" : "%.2f", units.precipitation(fromMillimetres: millimetres)))
     }
 
     // MARK: Table
 
     /// One line per local day: readings, observed low and high, the forecast as last issued before
     /// the day began, and the most frequent condition.
-    static func table(_ readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitSystem) -> String {
+    static func table(
+        _ readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitSystem, phrases: Phrases = .english
+    ) -> String {
+        func header(_ english: String, unit: String? = nil) -> String {
+            phrases.translation.text(english, context: "history table", ["unit": unit ?? ""])
+        }
         let byDay = Dictionary(grouping: readings, by: { localDay($0.observedAt) })
         let t = units.temperatureSymbol
         let p = units.precipitationSymbol
@@ -169,14 +182,17 @@ enum HistoryText {
             let conditions = Dictionary(grouping: seen.compactMap(\.condition), by: { $0 })
             let common = conditions.max { ($0.value.count, $1.key.rawValue) < ($1.value.count, $0.key.rawValue) }?.key
             return [
-                day, String(seen.count), temperature(temperatures.min(), units), temperature(temperatures.max(), units),
-                forecast.map { "\(temperature($0.temperatureMin, units))–\(temperature($0.temperatureMax, units))" } ?? "—",
-                forecast.map { precipitation($0.precipitationSum, units) } ?? "—",
-                common.map { $0.rawValue.replacingOccurrences(of: "_", with: " ") } ?? "—",
+                day, String(seen.count), temperature(temperatures.min(), units, phrases), temperature(temperatures.max(), units, phrases),
+                forecast.map { "\(temperature($0.temperatureMin, units, phrases))–\(temperature($0.temperatureMax, units, phrases))" } ?? "—",
+                forecast.map { precipitation($0.precipitationSum, units, phrases) } ?? "—",
+                common.map(phrases.condition) ?? "—",
             ]
         }
         return TextTable.render(
-            header: ["DAY", "READINGS", "LOW \(t)", "HIGH \(t)", "FORECAST \(t)", "FORECAST \(p)", "MOSTLY"],
+            header: [
+                header("DAY"), header("READINGS"), header("LOW {unit}", unit: t), header("HIGH {unit}", unit: t),
+                header("FORECAST {unit}", unit: t), header("FORECAST {unit}", unit: phrases.unit(p)), header("MOSTLY"),
+            ],
             rows: rows, rightAligned: [1, 2, 3, 4, 5])
     }
 
@@ -188,7 +204,7 @@ enum HistoryText {
 
     /// Temperature and precipitation over the period, one column per equal slice of time: the
     /// slice's mean temperature and its largest precipitation; a blank where there is no reading.
-    static func chart(_ readings: [HistoryReading], units: UnitSystem) -> String {
+    static func chart(_ readings: [HistoryReading], units: UnitSystem, phrases: Phrases = .english) -> String {
         guard let first = readings.first?.observedAt, let last = readings.last?.observedAt else { return "" }
         let width = min(chartWidth, readings.count)
         let span = max(last.timeIntervalSince(first), 1)
@@ -216,12 +232,15 @@ enum HistoryText {
             return levels[max(0, Int((value / wettest * Double(levels.count - 1)).rounded()))]
         }
         let t = units.temperatureSymbol
-        let labels = ["temperature", "precipitation"]
+        let labels = ["temperature", "precipitation"].map { phrases.translation.text($0, context: "history chart") }
         let labelWidth = labels.map(\.count).max() ?? 0
         func pad(_ text: String) -> String { text + String(repeating: " ", count: labelWidth - text.count) }
+        let most = phrases.translation.text(
+            "max {amount} {unit}", context: "history chart",
+            ["amount": precipitation(wettest, units, phrases), "unit": phrases.unit(units.precipitationSymbol)])
         return [
-            "\(pad("temperature"))  \(String(temperatureLine))  \(temperature(low, units))–\(temperature(high, units)) \(t)",
-            "\(pad("precipitation"))  \(String(rainLine))  max \(precipitation(wettest, units)) \(units.precipitationSymbol)",
+            "\(pad(labels[0]))  \(String(temperatureLine))  \(temperature(low, units, phrases))–\(temperature(high, units, phrases)) \(t)",
+            "\(pad(labels[1]))  \(String(rainLine))  \(most)",
             "\(pad(""))  \(localTime(first)) … \(localTime(last))",
         ].joined(separator: "\n")
     }
