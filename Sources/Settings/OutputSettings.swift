@@ -130,9 +130,10 @@ extension Settings {
             .key(
                 "language", \.language, .language, .live,
                 """
-                The language of bars, tooltips, notifications and forecastctl: {allowed}. "auto" follows
-                the locale (LC_ALL, LC_MESSAGES, LANG, then LANGUAGE), English when it names a language
-                without a catalogue. The JSON report is the same in every language.
+                The language of bars, tooltips, notifications and forecastctl:
+                {allowed}.
+                "auto" follows the locale (LC_ALL, LC_MESSAGES, LANG, then LANGUAGE), and is English when
+                it names a language without a catalogue. The JSON report is the same in every language.
                 """),
         ])
 
