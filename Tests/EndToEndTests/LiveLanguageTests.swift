@@ -114,6 +114,22 @@ struct LiveLanguageTests {
         try await server.shutdown()
     }
 
+    @Test("a LANG naming a language without a catalogue: English, one log line however often bars are drawn")
+    func unknownLocale() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(server: server, environment: ["LANG": "xx_YY.UTF-8"])
+        defer { daemon.removeDirectory() }
+        for _ in 0..<3 {
+            let text = try await request(daemon, #"{"request":"report","format":"text"}"#)
+            #expect(text.contains("18.5°C"), "English: \(text)")
+        }
+        let lines = daemon.log.split(separator: "\n").filter { $0.contains("LANG=xx_YY.UTF-8 names a language") }
+        #expect(lines.count == 1, "\(daemon.log)")
+        #expect(try await socketReport(daemon.socketPath).errors.isEmpty, "never an error in the report")
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
     @Test("an unknown language code is a file:line:column error naming the languages there are")
     func unknownCode() async throws {
         let server = try await ReplayServer.start()

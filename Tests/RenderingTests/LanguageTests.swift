@@ -132,6 +132,81 @@ struct LanguageTests {
         }
     }
 
+    /// A few Chinese words, enough for a bar, the rain to come and the forecast table: two columns each.
+    static let chinese = #"""
+        msgid ""
+        msgstr ""
+        "Language: zh_CN\n"
+        "Plural-Forms: nplurals=1; plural=0;\n"
+
+        msgctxt "condition"
+        msgid "Overcast"
+        msgstr "阴"
+
+        msgctxt "condition"
+        msgid "Rain"
+        msgstr "雨"
+
+        msgctxt "condition"
+        msgid "Rain showers"
+        msgstr "阵雨"
+
+        msgctxt "bar"
+        msgid "in {minutes} min"
+        msgid_plural "in {minutes} min"
+        msgstr[0] "{minutes}分钟后"
+
+        msgctxt "day"
+        msgid "Today"
+        msgstr "今天"
+
+        msgctxt "forecast table"
+        msgid "Day"
+        msgstr "日期"
+
+        msgctxt "forecast table"
+        msgid "Sky"
+        msgstr "天气"
+
+        msgctxt "forecast table"
+        msgid "Low"
+        msgstr "最低"
+
+        msgctxt "forecast table"
+        msgid "High"
+        msgstr "最高"
+
+        msgctxt "forecast table"
+        msgid "Temperature ({unit})"
+        msgstr "气温（{unit}）"
+
+        msgctxt "weekday abbreviated"
+        msgid "Tue"
+        msgstr "周二"
+        """#
+
+    @Test("CJK words keep the width rules: short bar texts, and the forecast table's columns line up in cells")
+    func cjkWidths() throws {
+        let phrases = Phrases(Translation(try Catalogue(language: "zh_CN", poText: Self.chinese)))
+        let report = try AlertRenderingTests().full
+        let options = RenderOptions(now: ReportFixtures.now(of: report), phrases: phrases)
+        let bar = Renderer.render(report, as: .i3blocks, options: options).split(separator: "\n")
+        #expect(bar[1].contains("分钟后"), "\(bar[1])")
+        #expect(TextWidth.columns(bar[1]) <= 24, "\(bar[1])")
+        let lines = ForecastTable.render(report, width: 80, now: options.now, phrases: phrases).split(separator: "\n")
+        let header = try #require(lines.firstIndex { $0.hasPrefix("日期") })
+        let scale = try #require(lines.last { $0.contains("└") })
+        let chartStart = TextWidth.columns(scale.prefix { $0 != "└" })
+        // The chart's title starts where the scale does, and each row's chart ends where the scale ends.
+        let title = try #require(lines[header].range(of: "气温"))
+        #expect(TextWidth.columns(lines[header][..<title.lowerBound]) == chartStart, "\(lines[header])\n\(scale)")
+        for row in lines[(header + 1)...] where row.contains("█") {
+            let high = row.split(separator: " ").last ?? ""
+            #expect(TextWidth.columns(row) - high.count - 2 == TextWidth.columns(scale), "\(row)\n\(scale)")
+        }
+        #expect(lines.contains { $0.hasPrefix("今天") && $0.contains("雨") })
+    }
+
     @Test("Spanish reads as Spanish: conditions, decimal comma, wind, days and the nowcast")
     func spanish() throws {
         let (phrases, _) = try Self.phrases("es")
