@@ -303,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "NotificationsTests",
             dependencies: [
-                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "TestSupport",
+                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "TestSupport", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
