@@ -3,6 +3,7 @@ import CitiesCSV
 import ForecastModel
 import Foundation
 import History
+import Rendering
 import Settings
 
 struct HistoryCommand: ParsableCommand {
@@ -233,8 +234,8 @@ enum HistoryText {
         }
         let t = units.temperatureSymbol
         let labels = ["temperature", "precipitation"].map { phrases.translation.text($0, context: "history chart") }
-        let labelWidth = labels.map(\.count).max() ?? 0
-        func pad(_ text: String) -> String { text + String(repeating: " ", count: labelWidth - text.count) }
+        let labelWidth = labels.map { TextWidth.columns($0) }.max() ?? 0
+        func pad(_ text: String) -> String { text + String(repeating: " ", count: labelWidth - TextWidth.columns(text)) }
         let most = phrases.translation.text(
             "max {amount} {unit}", context: "history chart",
             ["amount": precipitation(wettest, units, phrases), "unit": phrases.unit(units.precipitationSymbol)])
