@@ -25,7 +25,8 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "forecastd",
-    platforms: [.macOS(.v14)],
+    // No `platforms:`: forecastd is a Linux daemon (libgps, sd-bus, inotify, timerfd), and SwiftPM has no Linux
+    // minimum to declare; the Linux requirements are the ones scripts/deps installs.
     products: [
         .executable(name: "forecastd", targets: ["forecastd"]),
         .executable(name: "forecastctl", targets: ["forecastctl"]),
@@ -128,6 +129,8 @@ let package = Package(
         .target(
             name: "Gazetteer",
             dependencies: ["ForecastModel"],
+            // GeoNames/ is the extract scripts/build-gazetteer.py builds gazetteer.bin from; not shipped.
+            exclude: ["GeoNames"],
             resources: [.copy("Resources/gazetteer.bin")],
             swiftSettings: strict
         ),

@@ -8,8 +8,8 @@ see that directory's README.md) and writes one little-endian binary file that th
 Usage:
     scripts/build-gazetteer.py [GEODATA_DIR] [-o OUTPUT]
 
-GEODATA_DIR defaults to ../shared/geodata beside the repository (where the project's
-shared data lives); OUTPUT defaults to Sources/Gazetteer/Resources/gazetteer.bin in the
+GEODATA_DIR defaults to Sources/Gazetteer/GeoNames in the repository (a copy of the
+GeoNames extract, with its README and licence); OUTPUT defaults to Sources/Gazetteer/Resources/gazetteer.bin in the
 repository. The same input always gives the same bytes: there is no timestamp in the file
 and every ordering is total.
 
@@ -92,7 +92,7 @@ ALIGNMENT = 16
 ATTRIBUTION = "Place data from GeoNames (geonames.org), CC BY 4.0"
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-DEFAULT_GEODATA = REPOSITORY.parent / "shared" / "geodata"
+DEFAULT_GEODATA = REPOSITORY / "Sources" / "Gazetteer" / "GeoNames"
 DEFAULT_OUTPUT = REPOSITORY / "Sources" / "Gazetteer" / "Resources" / "gazetteer.bin"
 
 # Letters that NFKD leaves alone, spelled the way English-language maps write them.

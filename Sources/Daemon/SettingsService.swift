@@ -92,6 +92,11 @@ public actor SettingsReloader {
     private let settle: Duration
     /// Reads of a changing file before the reloader leaves it until its next change.
     private static let settleReads = 10
+    /// Agreeing reads of an empty file before it counts as emptied: empty is what every in-place save
+    /// looks like between its truncate and its write, and on a loaded machine (or a slow SD card) the
+    /// write can come much later than one ``settle``, so an empty file must stay empty this long (1 s at
+    /// the default 50 ms) before the report says so.
+    private static let emptyReads = 20
     /// Told when a reload begins and ends (`RELOADING=1` … `READY=1`).
     private let notifier: SystemdNotifier?
 
@@ -193,21 +198,28 @@ public actor SettingsReloader {
 
     /// Reads the file until two reads ``settle`` apart agree, and the file was not touched between
     /// them: what an editor saving in place leaves between truncating and writing is never taken for
-    /// the file, even when two reads happen to meet it empty.
+    /// the file, even when two reads happen to meet it empty (an empty file must stay so for
+    /// ``emptyReads`` reads).
     private func settledText(of path: String) async throws(SettingsError) -> SettledRead {
         func read() -> (signature: FileSignature, text: Result<String, SettingsError>) {
             let signature = FileSignature(path: path)
             return (signature, Result { () throws(SettingsError) in try Settings.readSettingsFile(path) })
         }
         var last = read()
-        for _ in 0..<Self.settleReads {
+        var emptyAgreed = 0
+        for _ in 0..<(Self.settleReads + Self.emptyReads) {
             try? await Task.sleep(for: settle)
             let again = read()
             defer { last = again }
-            guard again.signature == last.signature else { continue }
+            guard again.signature == last.signature else {
+                emptyAgreed = 0
+                continue
+            }
             switch (last.text, again.text) {
             case (.success(let before), .success(let text)) where before == text:
-                return text.allSatisfy(\.isWhitespace) ? .empty : .text(text)
+                guard text.allSatisfy(\.isWhitespace) else { return .text(text) }
+                emptyAgreed += 1
+                if emptyAgreed == Self.emptyReads { return .empty }
             case (.failure(let before), .failure(let error)) where before.problems == error.problems:
                 throw error
             default:

@@ -65,6 +65,11 @@ enum OnlinePlaceSearch {
 
 /// Runs async work to completion from a synchronous command (the main thread waits; the work runs on
 /// the concurrency pool).
+///
+/// forecastctl is synchronous on purpose: its socket client blocks, and `watch`, which bars keep running
+/// all session, waits in poll(). The online place search is its only async work (AsyncHTTPClient), so the
+/// one command that needs it waits here rather than making every command, `watch` included, an
+/// AsyncParsableCommand that brings up the concurrency runtime and its worker pool.
 func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     let box = BlockingResult<T>()
     let done = DispatchSemaphore(value: 0)

@@ -116,6 +116,26 @@ struct LiveSettingsTests {
         try await server.shutdown()
     }
 
+    @Test("a file emptied and left empty is reported as a settings error after a second; the last good settings stay")
+    func emptiedAndLeft() async throws {
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinned(units: "imperial", server: server)
+        defer { daemon.removeDirectory() }
+        let emptied = ContinuousClock.now
+        let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
+        try handle.truncate(atOffset: 0)
+        try handle.close()
+        try await daemon.wait(for: "the empty file reported", timeout: .seconds(10)) {
+            try await socketReport(daemon.socketPath).errors.contains { $0.kind == "config" && $0.message.contains("is empty") }
+        }
+        // Not before it held still for a second: an in-place save under way looks the same until then.
+        #expect(ContinuousClock.now - emptied >= .seconds(1))
+        let report = try await socketReport(daemon.socketPath)
+        #expect(report.units.system == "imperial", "the last good settings stay in force")
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
     /// Writes `text` to `path` as editors that save safely do: a new file renamed over the old one.
     func writeAndRename(_ text: String, to path: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + ".new"))
