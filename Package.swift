@@ -3,6 +3,7 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
+//   everything that shows words → ForecastModel → Localization (the catalogues; Foundation only).
 //   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, WeatherProviders,
 //   Rendering, Settings, Control) → ForecastModel; the command lines also use Gazetteer (the daemon gets it as
 //   ForecastModel's PlaceNaming and PlaceSearching). Daemon talks to systemd through Systemd (no other dependency
@@ -54,10 +55,18 @@ let package = Package(
         /// The libgps API version from `gps.h`, for the executables' `--version`; header only, links nothing.
         .systemLibrary(name: "CGPSVersion"),
 
+        // MARK: Languages
+
+        /// The words in every language: gettext `.po` catalogues (po/, shipped as they are) read by a small
+        /// parser, plural rules, placeholders, the language from the settings or the locale. Foundation only.
+        .target(name: "Localization", resources: [.copy("po")], swiftSettings: strict),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization"], swiftSettings: strict),
+
         // MARK: Model
 
-        /// Pure values: coordinates, places, conditions, forecasts, units, the report. No I/O.
-        .target(name: "ForecastModel", swiftSettings: strict),
+        /// Pure values: coordinates, places, conditions, forecasts, units, the report; the words people read
+        /// (`Phrases`, looked up in Localization's catalogues). No I/O of its own.
+        .target(name: "ForecastModel", dependencies: ["Localization"], swiftSettings: strict),
         .testTarget(name: "ForecastModelTests", dependencies: ["ForecastModel"], swiftSettings: strict),
 
         // MARK: Files
@@ -73,7 +82,7 @@ let package = Package(
         .target(
             name: "Settings",
             dependencies: [
-                "ForecastModel", "FileStore",
+                "ForecastModel", "FileStore", "Localization",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -206,8 +215,9 @@ let package = Package(
         // MARK: Rendering
 
         /// Turns a report into what readers see: JSON and the human summary.
-        .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ForecastModel"], swiftSettings: strict),
+        .target(name: "Rendering", dependencies: ["ForecastModel", "Localization"], swiftSettings: strict),
+        .testTarget(
+            name: "RenderingTests", dependencies: ["Rendering", "ForecastModel", "Localization"], swiftSettings: strict),
 
         // MARK: Control
 
@@ -240,7 +250,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
-                "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications", "CSystemEvents",
+                "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications", "CSystemEvents", "Localization",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -296,7 +306,7 @@ let package = Package(
         .testTarget(
             name: "NotificationsTests",
             dependencies: [
-                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "TestSupport",
+                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "TestSupport", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -321,7 +331,7 @@ let package = Package(
             name: "ForecastctlCommands",
             dependencies: [
                 "Control", "CGPSVersion", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
-                "WeatherProviders",
+                "WeatherProviders", "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -35,7 +35,8 @@ public struct NotificationService: Service, CustomStringConvertible {
             var notifier: Notifier?
             var saidSystemService = false
             await alarm.follow(state) { group in
-                guard let preferences = await state.currentConfiguration.notifications else {
+                let configuration = await state.currentConfiguration
+                guard let preferences = configuration.notifications else {
                     alarm.arm(nil)
                     return
                 }
@@ -57,6 +58,7 @@ public struct NotificationService: Service, CustomStringConvertible {
                     notifier = current
                     group.addTask { await current.followEvents() }
                 }
+                await current.setPhrases(configuration.display.phrases(logger: logger))
                 let report = await state.report
                 alarm.arm(await current.update(report))
             }

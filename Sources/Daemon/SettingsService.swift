@@ -46,24 +46,30 @@ public enum ReloadOutcome: Sendable, Hashable {
 /// each answer as it writes it. The reloader sets it; everyone else reads.
 public final class DisplaySettings: Sendable {
     private let current: Mutex<Settings.Display>
+    /// Where a catalogue's problem is told, the first time the language is asked for.
+    private let logger: Logger?
 
-    public init(_ display: Settings.Display) {
+    public init(_ display: Settings.Display, logger: Logger? = nil) {
         current = Mutex(display)
+        self.logger = logger
+        _ = display.phrases(logger: logger)
     }
 
     public var value: Settings.Display { current.withLock { $0 } }
 
     fileprivate func set(_ display: Settings.Display) {
         current.withLock { $0 = display }
+        // Read a newly chosen catalogue now, so that its problems are logged with the reload.
+        _ = display.phrases(logger: logger)
     }
 
     /// The render options of a bar format: the icon set (with "emoji", the setting's default, tmux
-    /// keeps its own width-safe default) and the hot and cold thresholds.
+    /// keeps its own width-safe default), the hot and cold thresholds, and the language.
     public func renderOptions(for format: OutputFormat) -> RenderOptions {
         let display = value
         return RenderOptions(
             icons: format == .tmux && display.icons == .emoji ? nil : display.icons, hotCelsius: display.hotCelsius,
-            coldCelsius: display.coldCelsius)
+            coldCelsius: display.coldCelsius, phrases: display.phrases(logger: logger))
     }
 }
 
@@ -101,7 +107,7 @@ public actor SettingsReloader {
         self.notifier = notifier
         self.settle = settle
         self.settings = initial
-        self.display = DisplaySettings(initial.display)
+        self.display = DisplaySettings(initial.display, logger: logger)
         self.sourcePath = sourcePath
         self.explicitPath = explicitPath
         self.isSystemService = isSystemService

@@ -140,14 +140,17 @@ public struct StatusFilesService: Service, CustomStringConvertible {
     public var description: String { "StatusFilesService" }
 
     /// The text of an extra status file for a report.
-    static func render(_ report: Report, file: Settings.StatusFile, display: Settings.Display) -> String {
+    static func render(
+        _ report: Report, file: Settings.StatusFile, display: Settings.Display, logger: Logger? = nil
+    ) -> String {
         // `emoji` is the setting's default; tmux then keeps its own width-safe default.
         let icons = file.format == .tmux && file.icons == .emoji ? nil : file.icons
         let template = file.template.isEmpty ? nil : try? Template(file.template)
         return Renderer.render(
             report, as: file.format,
             options: RenderOptions(
-                icons: icons, template: template, hotCelsius: display.hotCelsius, coldCelsius: display.coldCelsius))
+                icons: icons, template: template, hotCelsius: display.hotCelsius, coldCelsius: display.coldCelsius,
+                phrases: display.phrases(logger: logger)))
     }
 
     public func run() async {

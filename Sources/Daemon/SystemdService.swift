@@ -57,18 +57,24 @@ public struct SystemdService: Service, CustomStringConvertible {
 
     public var description: String { "SystemdService" }
 
+    /// The status line of the latest report, in `[display] language`.
+    private func statusLine() async -> String {
+        let (report, configuration) = await state.reportAndConfiguration
+        return ServiceStatusLine.render(report, phrases: configuration.display.phrases(logger: nil))
+    }
+
     public func run() async {
         await withGracefulShutdownHandler {
             await cancelWhenGracefulShutdown {
                 await startup.wait(for: [.socketListening, .reportPublished])
                 guard !Task.isCancelled else { return }
-                notifier.ready(status: ServiceStatusLine.render(await state.report))
+                notifier.ready(status: await statusLine())
                 await withDiscardingTaskGroup { group in
                     if let watchdog {
                         group.addTask { await watchdog.run() }
                     }
-                    for await report in await state.subscribe() {
-                        notifier.status(ServiceStatusLine.render(report))
+                    for await _ in await state.subscribe() {
+                        notifier.status(await statusLine())
                     }
                     group.cancelAll()
                 }

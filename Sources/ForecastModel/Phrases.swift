@@ -1,195 +1,224 @@
 import Foundation
+import Localization
 
-/// Every sentence the nowcast, the air quality, the warnings and the desktop notifications put in front of
-/// people, for one language.
+/// Every word and sentence forecastd puts in front of people, in one language: condition names, wind
+/// directions, days, ages, and the nowcast's, the air's, the warnings' and the notifications' sentences.
 ///
-/// The only place these words live: a translation is another value of this type, and the functions
-/// that build texts (``Nowcast/text(now:timeZone:phrases:)``, ``AirQuality/text(phrases:)``, the bar
-/// formats' warning and rain texts in Rendering, the notifications) take one.
+/// The words live in the gettext catalogues (Sources/Localization/po: `forecastd.pot` is the English
+/// template); this type only says which entry each text is and fills in its placeholders. The functions
+/// that build texts (``Nowcast/text(now:timeZone:phrases:)``, ``AirQuality/text(phrases:)``, the renderers,
+/// the notifications) take one.
 public struct Phrases: Sendable {
-    /// `Rain`, `Snow`, `Sleet`: what falls, at the start of a sentence.
-    public var precipitation: @Sendable (PrecipitationKind) -> String
-    /// `light`, `moderate`, `heavy`.
-    public var intensity: @Sendable (PrecipitationIntensity) -> String
-    /// `Rain in 20 min (moderate)`; `minutes` is nil when it starts any minute now.
-    public var starts: @Sendable (_ what: String, _ minutes: Int?, _ intensity: String) -> String
-    /// `, until about 14:30`, appended to ``starts`` when the data shows it stopping.
-    public var until: @Sendable (_ time: String) -> String
-    /// `, lasting past 16:45`, appended to ``starts`` when it is still falling where the data ends.
-    public var lastingPast: @Sendable (_ time: String) -> String
-    /// `Rain stops in 15 min`; `minutes` is nil when it stops any minute now.
-    public var stops: @Sendable (_ what: String, _ minutes: Int?) -> String
-    /// `Rain until after 16:45`: falling now and still falling where the data ends.
-    public var continues: @Sendable (_ what: String, _ time: String) -> String
-    /// `European AQI`, `US AQI`.
-    public var scale: @Sendable (AQIScale) -> String
-    /// `good`, `unhealthy for sensitive groups`.
-    public var category: @Sendable (AirQualityCategory) -> String
-    /// `PM2.5`, `ozone`.
-    public var pollutant: @Sendable (Pollutant) -> String
-    /// `Air quality moderate (European AQI 44, mostly PM2.5)`; `dominant` is nil when unknown.
-    public var air: @Sendable (_ category: String, _ scale: String, _ aqi: Int, _ dominant: String?) -> String
+    /// The catalogue lookups.
+    public let translation: Translation
 
-    // Short rain texts, for bar texts beside the temperature.
-
-    /// `in 20 min`; `minutes` is nil when it starts any minute now.
-    public var soonStarts: @Sendable (_ minutes: Int?) -> String
-    /// `stops in 15 min`; `minutes` is nil when it stops any minute now.
-    public var soonStops: @Sendable (_ minutes: Int?) -> String
-
-    // Pollen.
-
-    /// `birch`: a plant by its report key (`alder`, `birch`, `grass`, `mugwort`, `olive`, `ragweed`).
-    public var plant: @Sendable (_ key: String) -> String
-    /// `Pollen: birch 45, grass 12 grains/m³`, the plants already named and rounded, most first.
-    public var pollen: @Sendable (_ plants: [(name: String, grains: Int)]) -> String
-
-    // Warnings.
-
-    /// `minor`, `moderate`, `severe`, `extreme`.
-    public var severity: @Sendable (WarningSeverity) -> String
-    /// `Frost (minor)`: a warning's event and severity.
-    public var warning: @Sendable (_ event: String, _ severity: String) -> String
-    /// `Frost, now severe`: a warning whose severity went up.
-    public var warningUpgraded: @Sendable (_ event: String, _ severity: String) -> String
-    /// `from Tue 00:00`: when a warning comes into force, if later than now.
-    public var warningFrom: @Sendable (_ time: String) -> String
-    /// `until 08:00`: when it expires.
-    public var warningUntil: @Sendable (_ time: String) -> String
-    /// `+2 more`: the other warnings, after the first one.
-    public var moreWarnings: @Sendable (_ count: Int) -> String
-    /// `2 warnings in force`.
-    public var warningsInForce: @Sendable (_ count: Int) -> String
-    /// Under the warnings when their source has not answered well for longer than its interval and grace.
-    public var warningsStale = "These warnings may be out of date: their source has not answered lately."
-    /// After the air's line when the air quality service has not answered well for over an hour.
-    public var airStale = "(may be out of date)"
-    /// `No warning is in force for Berlin.`; `place` is nil when unknown.
-    public var noWarnings: @Sendable (_ place: String?) -> String
-    /// What `forecastctl warnings` says when the report has no warnings at all.
-    public var warningsUnavailable: String
-    /// The headers of `forecastctl warnings`: severity, event, from, until, area, source.
-    public var warningsTableHeaders: [String]
-    /// `Sun` … `Sat`, Sunday first: the day of a time that is not today.
-    public var weekdays: [String]
-
-    // Notifications.
-
-    /// `70 % chance`: the chance of precipitation of a rain notification.
-    public var chance: @Sendable (_ percent: Int) -> String
-    /// `Today in Berlin`, `Today` when the place is unknown: the morning summary's title.
-    public var today: @Sendable (_ place: String?) -> String
-    /// `Overcast, 8 to 12 °C`: the day's condition and range; `condition` is nil when unknown.
-    public var dayRange: @Sendable (_ condition: String?, _ low: String, _ high: String) -> String
-    /// `Chance of precipitation 60 %`.
-    public var chanceOfPrecipitation: @Sendable (_ percent: Int) -> String
-    /// The label of the action that opens a warning's page.
-    public var openWarning: String
-
-    public init(
-        precipitation: @escaping @Sendable (PrecipitationKind) -> String,
-        intensity: @escaping @Sendable (PrecipitationIntensity) -> String,
-        starts: @escaping @Sendable (String, Int?, String) -> String,
-        until: @escaping @Sendable (String) -> String,
-        lastingPast: @escaping @Sendable (String) -> String,
-        stops: @escaping @Sendable (String, Int?) -> String,
-        continues: @escaping @Sendable (String, String) -> String,
-        scale: @escaping @Sendable (AQIScale) -> String,
-        category: @escaping @Sendable (AirQualityCategory) -> String,
-        pollutant: @escaping @Sendable (Pollutant) -> String,
-        air: @escaping @Sendable (String, String, Int, String?) -> String,
-        soonStarts: @escaping @Sendable (Int?) -> String,
-        soonStops: @escaping @Sendable (Int?) -> String,
-        plant: @escaping @Sendable (String) -> String,
-        pollen: @escaping @Sendable ([(name: String, grains: Int)]) -> String,
-        severity: @escaping @Sendable (WarningSeverity) -> String,
-        warning: @escaping @Sendable (String, String) -> String,
-        warningUpgraded: @escaping @Sendable (String, String) -> String,
-        warningFrom: @escaping @Sendable (String) -> String,
-        warningUntil: @escaping @Sendable (String) -> String,
-        moreWarnings: @escaping @Sendable (Int) -> String,
-        warningsInForce: @escaping @Sendable (Int) -> String,
-        noWarnings: @escaping @Sendable (String?) -> String,
-        warningsUnavailable: String,
-        warningsTableHeaders: [String],
-        weekdays: [String],
-        chance: @escaping @Sendable (Int) -> String,
-        today: @escaping @Sendable (String?) -> String,
-        dayRange: @escaping @Sendable (String?, String, String) -> String,
-        chanceOfPrecipitation: @escaping @Sendable (Int) -> String,
-        openWarning: String
-    ) {
-        self.precipitation = precipitation
-        self.intensity = intensity
-        self.starts = starts
-        self.until = until
-        self.lastingPast = lastingPast
-        self.stops = stops
-        self.continues = continues
-        self.scale = scale
-        self.category = category
-        self.pollutant = pollutant
-        self.air = air
-        self.soonStarts = soonStarts
-        self.soonStops = soonStops
-        self.plant = plant
-        self.pollen = pollen
-        self.severity = severity
-        self.warning = warning
-        self.warningUpgraded = warningUpgraded
-        self.warningFrom = warningFrom
-        self.warningUntil = warningUntil
-        self.moreWarnings = moreWarnings
-        self.warningsInForce = warningsInForce
-        self.noWarnings = noWarnings
-        self.warningsUnavailable = warningsUnavailable
-        self.warningsTableHeaders = warningsTableHeaders
-        self.weekdays = weekdays
-        self.chance = chance
-        self.today = today
-        self.dayRange = dayRange
-        self.chanceOfPrecipitation = chanceOfPrecipitation
-        self.openWarning = openWarning
+    /// The phrases of `translation`'s language.
+    public init(_ translation: Translation) {
+        self.translation = translation
     }
 
     /// English.
-    public static let english = Phrases(
-        precipitation: { kind in
-            switch kind {
-            case .rain: "Rain"
-            case .snow: "Snow"
-            case .sleet: "Sleet"
-            }
-        },
-        intensity: { $0.rawValue },
-        starts: { what, minutes, intensity in
-            minutes.map { "\(what) in \($0) min (\(intensity))" } ?? "\(what) any minute (\(intensity))"
-        },
-        until: { ", until about \($0)" },
-        lastingPast: { ", lasting past \($0)" },
-        stops: { what, minutes in minutes.map { "\(what) stops in \($0) min" } ?? "\(what) stops any minute" },
-        continues: { what, time in "\(what) until after \(time)" },
-        scale: { scale in
-            switch scale {
-            case .european: "European AQI"
-            case .us: "US AQI"
-            }
-        },
-        category: { category in
-            switch category {
-            case .good: "good"
-            case .fair: "fair"
-            case .moderate: "moderate"
-            case .poor: "poor"
-            case .veryPoor: "very poor"
-            case .extremelyPoor: "extremely poor"
-            case .unhealthyForSensitiveGroups: "unhealthy for sensitive groups"
-            case .unhealthy: "unhealthy"
-            case .veryUnhealthy: "very unhealthy"
-            case .hazardous: "hazardous"
-            }
-        },
-        pollutant: { pollutant in
+    public static let english = Phrases(.english)
+
+    /// The language's code (`en`, `es`, `pt_BR`).
+    public var language: String { translation.language }
+
+    private func text(_ msgid: String, _ context: String? = nil, _ values: KeyValuePairs<String, String> = [:])
+        -> String
+    {
+        translation.text(msgid, context: context, values)
+    }
+
+    // MARK: Numbers and lists
+
+    /// A number formatted with `.` written with the language's decimal separator (`12,5` in Spanish).
+    public func number(_ formatted: String) -> String { translation.number(formatted) }
+
+    /// Items joined by the language's list separator (`, `).
+    public func list(_ items: [String]) -> String { translation.list(items) }
+
+    // MARK: Conditions, wind, days
+
+    /// `Clear sky`, `Rain showers`: a condition's name, the same by day and by night.
+    public func condition(_ kind: ConditionKind) -> String { text(kind.text, "condition") }
+
+    /// A report's condition by its code; its own (English) text when the code is unknown.
+    public func condition(_ condition: Condition) -> String {
+        ConditionKind(rawValue: condition.code).map(self.condition) ?? condition.text
+    }
+
+    /// The 16 compass points, north first, in English: the catalogue's keys.
+    public static let compassPoints = [
+        "N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW",
+    ]
+
+    /// `WSW`: the 16-point compass name of a direction the wind comes from, in degrees.
+    public func compassPoint(_ degrees: Double) -> String {
+        let index = Int((degrees.truncatingRemainder(dividingBy: 360) + 360 + 11.25) / 22.5) % 16
+        return text(Self.compassPoints[index], "wind direction")
+    }
+
+    static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+
+    /// `Tue`: a weekday abbreviated, 0 for Sunday.
+    public func weekdayAbbreviated(_ index: Int) -> String {
+        text(String(Self.weekdayNames[((index % 7) + 7) % 7].prefix(3)), "weekday abbreviated")
+    }
+
+    /// `Tuesday`: a weekday in full, 0 for Sunday.
+    public func weekday(_ index: Int) -> String { text(Self.weekdayNames[((index % 7) + 7) % 7], "weekday") }
+
+    /// `Nov`: a month abbreviated, 1 for January.
+    public func monthAbbreviated(_ month: Int) -> String {
+        text(String(Self.monthNames[((month - 1) % 12 + 12) % 12].prefix(3)), "month abbreviated")
+    }
+
+    /// `November`: a month in full, 1 for January.
+    public func month(_ month: Int) -> String { text(Self.monthNames[((month - 1) % 12 + 12) % 12], "month") }
+
+    /// `Mon 23`: a day of a table of days, from its `YYYY-MM-DD`; the date as given when it is not one.
+    public func shortDate(_ date: String) -> String {
+        guard let day = Timestamps.parseUTC(date) else { return date }
+        return text("{weekday} {day}", "date", ["weekday": weekdayAbbreviated(Self.weekdayIndex(day)), "day": String(date.suffix(2))])
+    }
+
+    /// Sunday 0 … Saturday 6 of a UTC midnight.
+    static func weekdayIndex(_ day: Date) -> Int {
+        // 1970-01-01 was a Thursday.
+        let days = Int((day.timeIntervalSince1970 / 86_400).rounded(.down))
+        return ((days + 4) % 7 + 7) % 7
+    }
+
+    /// `Today`: the forecast table's first day.
+    public var today: String { text("Today", "day") }
+
+    // MARK: Ages and durations
+
+    /// `just now`, `3 min ago`, `2 h ago`, `3 days ago`: how old a forecast fetched `seconds` ago is.
+    public func ago(_ seconds: TimeInterval) -> String {
+        let s = max(0, Int(seconds))
+        if s < 90 { return text("just now", "age") }
+        func count(_ one: String, _ many: String, _ n: Int) -> String {
+            translation.plural(one, many, count: n, context: "age", ["count": String(n)])
+        }
+        if s < 90 * 60 { return count("{count} min ago", "{count} min ago", s / 60) }
+        if s < 36 * 3600 { return count("{count} h ago", "{count} h ago", s / 3600) }
+        return count("{count} day ago", "{count} days ago", s / 86_400)
+    }
+
+    /// `<1 min`, `5 min`, `3 h`, `2 d`: a short age, rounded down.
+    public func duration(_ seconds: Int) -> String {
+        let s = max(0, seconds)
+        func count(_ unit: String, _ n: Int) -> String {
+            translation.plural(unit, unit, count: n, context: "duration", ["count": String(n)])
+        }
+        if s < 60 { return text("<1 min", "duration") }
+        if s < 90 * 60 { return count("{count} min", s / 60) }
+        if s < 48 * 3600 { return count("{count} h", s / 3600) }
+        return count("{count} d", s / 86_400)
+    }
+
+    /// `3 h ago` from a short duration.
+    public func durationAgo(_ duration: String) -> String { text("{duration} ago", "age", ["duration": duration]) }
+
+    // MARK: Units
+
+    /// The unit symbols the catalogues translate (Russian writes `км/ч`); others (`°C`, `%`) are the same
+    /// everywhere.
+    public static let translatedUnits: Set<String> = [
+        "km/h", "m/s", "mph", "kn", "Bft", "hPa", "mmHg", "inHg", "kPa", "mm", "in", "km", "mi",
+    ]
+
+    /// A unit symbol as the language writes it.
+    public func unit(_ symbol: String) -> String {
+        Self.translatedUnits.contains(symbol) ? text(symbol, "unit") : symbol
+    }
+
+    /// `Gentle breeze`: the name of Beaufort force `force` (0–12, clamped), from ``UnitWords/beaufortName(_:)``.
+    public func beaufort(_ force: Int) -> String { text(UnitWords.beaufortName(force), "beaufort") }
+
+    // MARK: The nowcast
+
+    /// `Rain`, `Snow`, `Sleet`: what falls, at the start of a sentence.
+    public func precipitation(_ kind: PrecipitationKind) -> String {
+        switch kind {
+        case .rain: text("Rain", "precipitation")
+        case .snow: text("Snow", "precipitation")
+        case .sleet: text("Sleet", "precipitation")
+        }
+    }
+
+    /// `light`, `moderate`, `heavy`.
+    public func intensity(_ intensity: PrecipitationIntensity) -> String { text(intensity.rawValue, "intensity") }
+
+    /// `Rain in 20 min (moderate)`; `minutes` is nil when it starts any minute now.
+    public func starts(_ what: String, _ minutes: Int?, _ intensity: String) -> String {
+        guard let minutes else { return text("{what} any minute ({intensity})", nil, ["what": what, "intensity": intensity]) }
+        return translation.plural(
+            "{what} in {minutes} min ({intensity})", "{what} in {minutes} min ({intensity})", count: minutes,
+            ["what": what, "minutes": String(minutes), "intensity": intensity])
+    }
+
+    /// `Rain in 20 min (moderate), until about 14:30`: ``starts(_:_:_:)`` when the data shows it stopping.
+    public func until(_ start: String, _ time: String) -> String {
+        text("{start}, until about {time}", nil, ["start": start, "time": time])
+    }
+
+    /// `…, lasting past 16:45`: ``starts(_:_:_:)`` when it is still falling where the data ends.
+    public func lastingPast(_ start: String, _ time: String) -> String {
+        text("{start}, lasting past {time}", nil, ["start": start, "time": time])
+    }
+
+    /// `Rain stops in 15 min`; `minutes` is nil when it stops any minute now.
+    public func stops(_ what: String, _ minutes: Int?) -> String {
+        guard let minutes else { return text("{what} stops any minute", nil, ["what": what]) }
+        return translation.plural(
+            "{what} stops in {minutes} min", "{what} stops in {minutes} min", count: minutes,
+            ["what": what, "minutes": String(minutes)])
+    }
+
+    /// `Rain until after 16:45`: falling now and still falling where the data ends.
+    public func continues(_ what: String, _ time: String) -> String {
+        text("{what} until after {time}", nil, ["what": what, "time": time])
+    }
+
+    /// `in 20 min`, for bar texts beside the temperature; `minutes` is nil when it starts any minute now.
+    public func soonStarts(_ minutes: Int?) -> String {
+        guard let minutes else { return text("any minute", "bar") }
+        return translation.plural(
+            "in {minutes} min", "in {minutes} min", count: minutes, context: "bar", ["minutes": String(minutes)])
+    }
+
+    /// `stops in 15 min`; `minutes` is nil when it stops any minute now.
+    public func soonStops(_ minutes: Int?) -> String {
+        guard let minutes else { return text("stops any minute", "bar") }
+        return translation.plural(
+            "stops in {minutes} min", "stops in {minutes} min", count: minutes, context: "bar",
+            ["minutes": String(minutes)])
+    }
+
+    // MARK: The air
+
+    /// `European AQI`, `US AQI`.
+    public func scale(_ scale: AQIScale) -> String {
+        switch scale {
+        case .european: text("European AQI", "air quality")
+        case .us: text("US AQI", "air quality")
+        }
+    }
+
+    /// `good`, `unhealthy for sensitive groups`.
+    public func category(_ category: AirQualityCategory) -> String {
+        text(category.rawValue.replacingOccurrences(of: "_", with: " "), "air quality")
+    }
+
+    /// `PM2.5`, `ozone`.
+    public func pollutant(_ pollutant: Pollutant) -> String {
+        let english =
             switch pollutant {
             case .pm2_5: "PM2.5"
             case .pm10: "PM10"
@@ -198,34 +227,114 @@ public struct Phrases: Sendable {
             case .so2: "sulphur dioxide"
             case .co: "carbon monoxide"
             }
-        },
-        air: { category, scale, aqi, dominant in
-            "Air quality \(category) (\(scale) \(aqi)" + (dominant.map { ", mostly \($0)" } ?? "") + ")"
-        },
-        soonStarts: { minutes in minutes.map { "in \($0) min" } ?? "any minute" },
-        soonStops: { minutes in minutes.map { "stops in \($0) min" } ?? "stops any minute" },
-        plant: { $0 },
-        pollen: { plants in
-            "Pollen: " + plants.map { "\($0.name) \($0.grains)" }.joined(separator: ", ") + " grains/m³"
-        },
-        severity: { $0.rawValue },
-        warning: { event, severity in "\(event) (\(severity))" },
-        warningUpgraded: { event, severity in "\(event), now \(severity)" },
-        warningFrom: { "from \($0)" },
-        warningUntil: { "until \($0)" },
-        moreWarnings: { "+\($0) more" },
-        warningsInForce: { $0 == 1 ? "1 warning in force" : "\($0) warnings in force" },
-        noWarnings: { place in place.map { "No warning is in force for \($0)." } ?? "No warning is in force here." },
-        warningsUnavailable:
+        return text(english, "pollutant")
+    }
+
+    /// `Air quality moderate (European AQI 44, mostly PM2.5)`; `dominant` is nil when unknown.
+    public func air(_ category: String, _ scale: String, _ aqi: Int, _ dominant: String?) -> String {
+        guard let dominant else {
+            return text("Air quality {category} ({scale} {aqi})", nil, ["category": category, "scale": scale, "aqi": String(aqi)])
+        }
+        return text(
+            "Air quality {category} ({scale} {aqi}, mostly {pollutant})", nil,
+            ["category": category, "scale": scale, "aqi": String(aqi), "pollutant": dominant])
+    }
+
+    /// After the air's line when the air quality service has not answered well for over an hour.
+    public var airStale: String { text("(may be out of date)") }
+
+    /// `birch`: a plant by its report key (`alder`, `birch`, `grass`, `mugwort`, `olive`, `ragweed`).
+    public func plant(_ key: String) -> String { text(key, "pollen") }
+
+    /// `Pollen: birch 45, grass 12 grains/m³`, the plants already named and rounded, most first.
+    public func pollen(_ plants: [(name: String, grains: Int)]) -> String {
+        let items = plants.map { text("{plant} {grains}", "pollen", ["plant": $0.name, "grains": String($0.grains)]) }
+        return text("Pollen: {plants} grains/m³", nil, ["plants": list(items)])
+    }
+
+    // MARK: Warnings
+
+    /// `minor`, `moderate`, `severe`, `extreme`.
+    public func severity(_ severity: WarningSeverity) -> String { text(severity.rawValue, "warning severity") }
+
+    /// `Frost (minor)`: a warning's event and severity.
+    public func warning(_ event: String, _ severity: String) -> String {
+        text("{event} ({severity})", "warning", ["event": event, "severity": severity])
+    }
+
+    /// `Frost, now severe`: a warning whose severity went up.
+    public func warningUpgraded(_ event: String, _ severity: String) -> String {
+        text("{event}, now {severity}", "warning", ["event": event, "severity": severity])
+    }
+
+    /// `from Tue 00:00`: when a warning comes into force, if later than now.
+    public func warningFrom(_ time: String) -> String { text("from {time}", "warning", ["time": time]) }
+
+    /// `until 08:00`: when it expires.
+    public func warningUntil(_ time: String) -> String { text("until {time}", "warning", ["time": time]) }
+
+    /// `+2 more`: the other warnings, after the first one.
+    public func moreWarnings(_ count: Int) -> String {
+        translation.plural("+{count} more", "+{count} more", count: count, context: "warning", ["count": String(count)])
+    }
+
+    /// `2 warnings in force`.
+    public func warningsInForce(_ count: Int) -> String {
+        translation.plural(
+            "{count} warning in force", "{count} warnings in force", count: count, context: "warning",
+            ["count": String(count)])
+    }
+
+    /// Under the warnings when their source has not answered well for longer than its interval and grace.
+    public var warningsStale: String {
+        text("These warnings may be out of date: their source has not answered lately.", "warning")
+    }
+
+    /// `No warning is in force for Berlin.`; `place` is nil when unknown.
+    public func noWarnings(_ place: String?) -> String {
+        guard let place else { return text("No warning is in force here.", "warning") }
+        return text("No warning is in force for {place}.", "warning", ["place": place])
+    }
+
+    /// What `forecastctl warnings` says when the report has no warnings at all.
+    public var warningsUnavailable: String {
+        text(
             "No warnings: the warning sources are switched off ([warnings] enabled), none serves this country, "
-            + "or the daemon has not asked yet.",
-        warningsTableHeaders: ["Severity", "Event", "From", "Until", "Area", "Source"],
-        weekdays: ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"],
-        chance: { "\($0) % chance" },
-        today: { place in place.map { "Today in \($0)" } ?? "Today" },
-        dayRange: { condition, low, high in (condition.map { $0 + ", " } ?? "") + "\(low) to \(high)" },
-        chanceOfPrecipitation: { "Chance of precipitation \($0) %" },
-        openWarning: "Open warning")
+                + "or the daemon has not asked yet.", "warning")
+    }
+
+    /// The headers of `forecastctl warnings`: severity, event, from, until, area, source.
+    public var warningsTableHeaders: [String] {
+        ["Severity", "Event", "From", "Until", "Area", "Source"].map { text($0, "warnings table") }
+    }
+
+    /// `Sun` … `Sat`, Sunday first: the day of a time that is not today.
+    public var weekdays: [String] { (0..<7).map(weekdayAbbreviated) }
+
+    // MARK: Notifications
+
+    /// `70 % chance`: the chance of precipitation of a rain notification.
+    public func chance(_ percent: Int) -> String { text("{percent} % chance", "notification", ["percent": String(percent)]) }
+
+    /// `Today in Berlin`, `Today` when the place is unknown: the morning summary's title.
+    public func today(_ place: String?) -> String {
+        guard let place else { return text("Today", "notification") }
+        return text("Today in {place}", "notification", ["place": place])
+    }
+
+    /// `Overcast, 8 to 12 °C`: the day's condition and range; `condition` is nil when unknown.
+    public func dayRange(_ condition: String?, _ low: String, _ high: String) -> String {
+        guard let condition else { return text("{low} to {high}", "notification", ["low": low, "high": high]) }
+        return text("{condition}, {low} to {high}", "notification", ["condition": condition, "low": low, "high": high])
+    }
+
+    /// `Chance of precipitation 60 %`.
+    public func chanceOfPrecipitation(_ percent: Int) -> String {
+        text("Chance of precipitation {percent} %", "notification", ["percent": String(percent)])
+    }
+
+    /// The label of the action that opens a warning's page.
+    public var openWarning: String { text("Open warning", "notification") }
 
     /// Minutes as a text shows them: to the nearest 5 (a half rounds down), at least 5; nil up to
     /// 2.5 ("any minute").
@@ -258,8 +367,8 @@ extension Nowcast {
             return phrases.stops(what, minutes(until: stopsAt))
         }
         let start = phrases.starts(what, minutes(until: startsAt), phrases.intensity(intensity))
-        guard let stopsAt else { return start + phrases.lastingPast(Phrases.timeOfDay(knownUntil, in: timeZone)) }
-        return start + phrases.until(Phrases.timeOfDay(stopsAt, in: timeZone))
+        guard let stopsAt else { return phrases.lastingPast(start, Phrases.timeOfDay(knownUntil, in: timeZone)) }
+        return phrases.until(start, Phrases.timeOfDay(stopsAt, in: timeZone))
     }
 }
 
@@ -282,9 +391,8 @@ extension Phrases {
         let clock = String(text.dropFirst(11).prefix(5))
         let today = Timestamps.rfc3339(now, utcOffsetSeconds: offset).prefix(10)
         guard text.prefix(10) != today, let day = Timestamps.parseUTC(String(text.prefix(10))) else { return clock }
-        // 1970-01-01 was a Thursday: index 4 of the Sunday-first list.
-        let days = Int((day.timeIntervalSince1970 / 86_400).rounded(.down))
-        return weekdays[((days + 4) % 7 + 7) % 7] + " " + clock
+        return translation.text(
+            "{weekday} {time}", context: "date", ["weekday": weekdayAbbreviated(Self.weekdayIndex(day)), "time": clock])
     }
 }
 
@@ -309,5 +417,51 @@ extension WeatherWarning {
             parts.append(phrases.warningUntil(phrases.localTime(expires, now: now, utcOffsetSeconds: utcOffsetSeconds)))
         }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+}
+
+extension ReportNowcast {
+    /// The sentence in the language of `phrases`: the report's own ``text`` in English (the report is
+    /// written in English so that it stays the same whatever the reader's language), composed again from
+    /// the report's fields in any other. `now` is the moment it was judged, the report's `updated_at`.
+    public func text(phrases: Phrases, now: Date) -> String {
+        phrases.language == "en" ? text : composedText(phrases: phrases, now: now) ?? text
+    }
+
+    /// The sentence composed from the fields, nil when they hold a kind or intensity this version does not know.
+    func composedText(phrases: Phrases, now: Date) -> String? {
+        guard let kind = PrecipitationKind(rawValue: kind), let intensity = PrecipitationIntensity(rawValue: intensity)
+        else { return nil }
+        let what = phrases.precipitation(kind)
+        func minutes(_ stamp: String) -> Int? {
+            Timestamps.parseUTC(stamp).flatMap { Phrases.roundedMinutes($0.timeIntervalSince(now) / 60) }
+        }
+        // The times carry the location's offset: their clock is the local time of day.
+        func clock(_ stamp: String) -> String { String(stamp.dropFirst(11).prefix(5)) }
+        if rainingNow {
+            guard let stopsAt else { return phrases.continues(what, clock(knownUntil)) }
+            return phrases.stops(what, minutes(stopsAt))
+        }
+        let start = phrases.starts(what, minutes(startsAt), phrases.intensity(intensity))
+        guard let stopsAt else { return phrases.lastingPast(start, clock(knownUntil)) }
+        return phrases.until(start, clock(stopsAt))
+    }
+}
+
+extension ReportAir {
+    /// The sentence in the language of `phrases`: the report's own ``text`` in English, composed again
+    /// from the fields in any other.
+    public func text(phrases: Phrases) -> String {
+        phrases.language == "en" ? text : composedText(phrases: phrases) ?? text
+    }
+
+    /// The sentence composed from the fields, nil when they hold a scale or category this version does not know.
+    func composedText(phrases: Phrases) -> String? {
+        guard let scale = AQIScale(rawValue: aqiScale), let category = AirQualityCategory(rawValue: category) else {
+            return nil
+        }
+        return phrases.air(
+            phrases.category(category), phrases.scale(scale), aqi,
+            dominant.flatMap(Pollutant.init(rawValue:)).map(phrases.pollutant))
     }
 }

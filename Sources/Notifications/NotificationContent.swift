@@ -47,7 +47,8 @@ public enum NotificationContent {
         -> DesktopNotification
     {
         let body = [report.place?.name, nowcast.probability.map { phrases.chance(Int($0.rounded())) }]
-            .compactMap { $0 }.joined(separator: ", ")
+            .compactMap { $0 }
+        let judged = Timestamps.parseUTC(report.updatedAt) ?? now
         let start = Timestamps.parseUTC(nowcast.startsAt) ?? now
         let lifetime = max(60, start.timeIntervalSince(now) + 15 * 60)
         let icon =
@@ -57,7 +58,7 @@ public enum NotificationContent {
             default: "weather-showers"
             }
         return DesktopNotification(
-            summary: nowcast.text, body: .text(body), icon: icon, urgency: .normal, category: "x-forecastd.rain",
+            summary: nowcast.text(phrases: phrases, now: judged), body: .text(phrases.list(body)), icon: icon, urgency: .normal, category: "x-forecastd.rain",
             expiration: .after(.seconds(lifetime)), isTransient: true)
     }
 
@@ -69,15 +70,17 @@ public enum NotificationContent {
         if let today = report.daily.first {
             let low = today.temperatureMin.map { whole($0) } ?? "–"
             let high = today.temperatureMax.map { whole($0) + unit } ?? "–"
-            lines.append(phrases.dayRange(today.condition?.text, low, high))
+            lines.append(phrases.dayRange(today.condition.map(phrases.condition), low, high))
             if let chance = today.precipitationProbability {
                 lines.append(phrases.chanceOfPrecipitation(Int(chance.rounded())))
             }
         }
         let warnings = (report.warnings ?? []).filter { $0.isInForce(at: now) }
         lines += warnings.map { "⚠ " + $0.title(phrases: phrases) }
-        if let nowcast = report.nowcast { lines.append(nowcast.text) }
-        if let air = report.air, air.level > 1 { lines.append(air.text) }
+        if let nowcast = report.nowcast {
+            lines.append(nowcast.text(phrases: phrases, now: Timestamps.parseUTC(report.updatedAt) ?? now))
+        }
+        if let air = report.air, air.level > 1 { lines.append(air.text(phrases: phrases)) }
         return DesktopNotification(
             summary: phrases.today(report.place?.name), body: .text(lines.joined(separator: "\n")),
             icon: icon(report.daily.first?.condition ?? report.current?.condition), urgency: .low,

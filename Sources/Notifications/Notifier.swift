@@ -69,6 +69,11 @@ public actor Notifier {
         policy.preferences = preferences
     }
 
+    /// Words what goes out from now on in another language (`[display] language` is live).
+    public func setPhrases(_ phrases: Phrases) {
+        policy.phrases = phrases
+    }
+
     /// What has been notified, as the state directory keeps it.
     public var record: NotificationLedger { ledger }
 

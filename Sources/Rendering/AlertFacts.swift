@@ -35,7 +35,7 @@ extension ReportFacts {
 
     /// `Frost (minor), from Tue 00:00 until 08:00`.
     func warningLine(_ warning: WeatherWarning) -> String {
-        [warningTitle(warning), warningTimes(warning)].compactMap { $0 }.joined(separator: ", ")
+        phrases.list([warningTitle(warning), warningTimes(warning)].compactMap { $0 })
     }
 
     /// The note under the warnings when they are the last good ones of a failing source; nil otherwise.
@@ -47,7 +47,7 @@ extension ReportFacts {
     var warningsPhrase: String? {
         guard let top = topWarning else { return nil }
         var text = "⚠ " + warningTitle(top)
-        if warnings.count > 1 { text += ", " + phrases.moreWarnings(warnings.count - 1) }
+        if warnings.count > 1 { text = phrases.list([text, phrases.moreWarnings(warnings.count - 1)]) }
         return text
     }
 
@@ -69,6 +69,11 @@ extension ReportFacts {
         }
         let wet = kind.precipitationKind != nil
         return wet == nowcast.rainingNow ? nowcast : nil
+    }
+
+    /// The nowcast's sentence in the options' language: `Rain in 20 min (moderate), until about 14:30`.
+    var nowcastText: String? {
+        nowcast?.text(phrases: phrases, now: Timestamps.parseUTC(report.updatedAt) ?? options.now)
     }
 
     /// Whether rain (snow, sleet) starts within the nowcast's horizon while it is dry now: class `rain-soon`.
@@ -96,7 +101,8 @@ extension ReportFacts {
     /// `Air quality fair (European AQI 33, mostly PM10)` when the air is worse than good.
     var airLine: String? {
         guard airWorthMentioning, let air else { return nil }
-        return air.stale == true ? air.text + " " + phrases.airStale : air.text
+        let text = air.text(phrases: phrases)
+        return air.stale == true ? text + " " + phrases.airStale : text
     }
 
     /// The plants with at least 1 grain/m³, most first, rounded: `[("birch", 45), ("grass", 12)]`.
@@ -124,7 +130,7 @@ extension ReportFacts {
 
     /// What one-line texts add after the weather: `⚠ Frost (minor)`, the nowcast's sentence, the air when
     /// it is worse than good.
-    var extras: [String] { [warningsPhrase, nowcast?.text, airLine].compactMap { $0 } }
+    var extras: [String] { [warningsPhrase, nowcastText, airLine].compactMap { $0 } }
 
     /// ` · ⚠ Frost (minor) · Rain in 10 min (moderate), until about 11:30`, or empty.
     var extrasSuffix: String { extras.map { " · " + $0 }.joined() }

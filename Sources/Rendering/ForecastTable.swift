@@ -34,16 +34,19 @@ public enum ForecastTable {
         }
 
         lines.append(nowLine(facts))
-        lines += [facts.nowcast?.text, facts.airLine, facts.pollenLine].compactMap { $0 }
+        lines += [facts.nowcastText, facts.airLine, facts.pollenLine].compactMap { $0 }
         if report.stale {
             lines.append(
-                "Stale: showing the forecast fetched " + (facts.fetchedClock.map { "at " + $0 } ?? "earlier")
-                    + " until a refresh succeeds.")
+                facts.fetchedClock.map {
+                    phrases.translation.text(
+                        "Stale: showing the forecast fetched at {time} until a refresh succeeds.", context: nil,
+                        ["time": $0])
+                } ?? phrases.translation.text("Stale: showing the forecast fetched earlier until a refresh succeeds."))
         }
         lines += report.errors.map { "! " + $0.message }
 
         guard !report.daily.isEmpty else {
-            lines.append("No daily forecast in this report.")
+            lines.append(phrases.translation.text("No daily forecast in this report."))
             return lines.joined(separator: "\n")
         }
         lines.append("")
@@ -54,16 +57,25 @@ public enum ForecastTable {
 
     private static func nowLine(_ facts: ReportFacts) -> String {
         let units = facts.units
+        let translation = facts.phrases.translation
         var parts: [String] = []
         if let condition = facts.condition {
-            parts.append([facts.glyph, condition.text].compactMap { $0 }.joined(separator: " "))
+            parts.append([facts.glyph, facts.conditionName(condition)].compactMap { $0 }.joined(separator: " "))
         }
-        if let t = facts.temperature { parts.append(Format.number(t, places: 1) + units.temperature) }
-        if let feels = facts.feelsText { parts.append("feels like " + feels) }
+        if let t = facts.temperature { parts.append(facts.number(t, places: 1) + units.temperature) }
+        if let feels = facts.feelsText {
+            parts.append(translation.text("feels like {temperature}", context: nil, ["temperature": feels]))
+        }
         if let wind = facts.windPhrase { parts.append(wind) }
-        var line = "Now: " + (parts.isEmpty ? "no current conditions" : parts.joined(separator: ", "))
+        var line = translation.text(
+            "Now: {conditions}", context: nil,
+            ["conditions": parts.isEmpty ? translation.text("no current conditions") : facts.phrases.list(parts)])
         if let provider = facts.report.provider {
-            line += " · " + provider.name + (facts.fetchedClock.map { " at " + $0 } ?? "")
+            line +=
+                " · "
+                + (facts.fetchedClock.map {
+                    translation.text("{provider} at {time}", context: nil, ["provider": provider.name, "time": $0])
+                } ?? provider.name)
         }
         return line
     }
@@ -83,16 +95,18 @@ public enum ForecastTable {
         let report = facts.report
         let units = report.units
         let today = facts.localDate
+        let phrases = facts.phrases
+        func header(_ english: String) -> String { phrases.translation.text(english, context: "forecast table") }
         let rows = report.daily.map { day in
             Row(
-                day: day.date == today ? "Today" : HumanSummary.weekday(day.date),
+                day: day.date == today ? phrases.today : phrases.shortDate(day.date),
                 icon: facts.icons.glyph(for: day.condition, isDay: true) ?? "",
-                condition: day.condition?.text ?? "",
-                low: day.temperatureMin.map { Format.number($0, places: 0) } ?? "–",
-                high: day.temperatureMax.map { Format.number($0, places: 0) } ?? "–",
+                condition: day.condition.map(facts.conditionName) ?? "",
+                low: day.temperatureMin.map { facts.number($0, places: 0) } ?? "–",
+                high: day.temperatureMax.map { facts.number($0, places: 0) } ?? "–",
                 range: day.temperatureMin.flatMap { low in day.temperatureMax.map { (min(low, $0), max(low, $0)) } },
-                rain: day.precipitationProbability.map { Format.number($0, places: 0) + " %" } ?? "–",
-                wind: day.windSpeedMax.map { Format.wind($0, units) } ?? "–")
+                rain: day.precipitationProbability.map { facts.number($0, places: 0) + " %" } ?? "–",
+                wind: day.windSpeedMax.map { facts.wind($0) } ?? "–")
         }
 
         func widest(_ values: [String], _ header: String) -> Int {
@@ -101,14 +115,15 @@ public enum ForecastTable {
         // A column no day has a value for (Open-Meteo answers only what was asked) is left out.
         let showRain = rows.contains { $0.rain != "–" }
         let showWind = rows.contains { $0.wind != "–" }
-        let dayWidth = widest(rows.map(\.day), "Day")
+        let dayWidth = widest(rows.map(\.day), header("Day"))
         let iconWidth = max(2, widest(rows.map(\.icon), ""))
         var conditionWidth = widest(rows.map(\.condition), "")
-        let lowWidth = widest(rows.map(\.low), "Low")
-        let highWidth = widest(rows.map(\.high), "High")
-        let rainWidth = showRain ? widest(rows.map(\.rain), "Rain") : 0
-        let windWidth = showWind ? widest(rows.map(\.wind), "Wind") : 0
-        let chartTitle = "Temperature (\(units.temperature))"
+        let lowWidth = widest(rows.map(\.low), header("Low"))
+        let highWidth = widest(rows.map(\.high), header("High"))
+        let rainWidth = showRain ? widest(rows.map(\.rain), header("Rain")) : 0
+        let windWidth = showWind ? widest(rows.map(\.wind), header("Wind")) : 0
+        let chartTitle = phrases.translation.text(
+            "Temperature ({unit})", context: "forecast table", ["unit": units.temperature])
         let minimumChart = TextWidth.columns(chartTitle)
 
         // Columns: day, sky (icon + condition), low, chart, high, rain, wind; two spaces between.
@@ -139,9 +154,9 @@ public enum ForecastTable {
         var lines: [String] = []
         lines.append(
             line(
-                [pad("Day", dayWidth), pad("Sky", skyWidth), padLeft("Low", lowWidth), pad(chartTitle, chartWidth),
-                 pad("High", highWidth)],
-                rain: "Rain", wind: "Wind"))
+                [pad(header("Day"), dayWidth), pad(header("Sky"), skyWidth), padLeft(header("Low"), lowWidth),
+                 pad(chartTitle, chartWidth), pad(header("High"), highWidth)],
+                rain: header("Rain"), wind: header("Wind")))
         for row in rows {
             var sky = pad(row.icon, iconWidth)
             if conditionWidth > 0 { sky += " " + pad(row.condition, conditionWidth) }
@@ -153,7 +168,7 @@ public enum ForecastTable {
         }
         let scale =
             String(repeating: " ", count: dayWidth + skyWidth + lowWidth + 3 * 2)
-            + scaleLine(low: scaleLow, high: scaleHigh, width: chartWidth)
+            + scaleLine(low: scaleLow, high: scaleHigh, width: chartWidth, facts: facts)
         lines.append(trim(scale))
         return lines
     }
@@ -177,10 +192,10 @@ public enum ForecastTable {
     }
 
     /// The scale's ends under the chart: `7°` at the left edge, `14°` at the right.
-    private static func scaleLine(low: Double, high: Double, width: Int) -> String {
-        let left = "└ " + Format.number(low, places: 0) + "°"
-        let right = Format.number(high, places: 0) + "° ┘"
-        let gap = width - left.count - right.count
+    private static func scaleLine(low: Double, high: Double, width: Int, facts: ReportFacts) -> String {
+        let left = "└ " + facts.number(low, places: 0) + "°"
+        let right = facts.number(high, places: 0) + "° ┘"
+        let gap = width - TextWidth.columns(left) - TextWidth.columns(right)
         return gap >= 1 ? left + String(repeating: " ", count: gap) + right : left
     }
 

@@ -9,17 +9,23 @@ public enum HumanSummary {
         var lines: [String] = []
         let units = report.units
         let facts = ReportFacts(report, options: RenderOptions(now: now, phrases: phrases), icons: .emoji)
+        let translation = phrases.translation
 
         // Where.
         if let place = report.place {
             var name = [place.name, place.admin1, place.country].compactMap { $0 }.filter { !$0.isEmpty }
             if name.count > 1, name[0] == name[1] { name.remove(at: 1) }
-            var line = name.joined(separator: ", ")
-            if place.near == true { line = "near " + line + " (\(formatNumber(place.distanceKm, places: 0)) km)" }
+            var line = phrases.list(name)
+            if place.near == true {
+                line = translation.text(
+                    "near {place} ({distance} km)", context: nil,
+                    ["place": line, "distance": phrases.number(formatNumber(place.distanceKm, places: 0))])
+            }
             lines.append(line + locationSuffix(report.location))
         } else if let location = report.location {
             lines.append(
-                "\(formatNumber(location.latitude, places: 4)), \(formatNumber(location.longitude, places: 4))"
+                // With a decimal comma, a comma between the two would be ambiguous.
+                number(location.latitude, 4) + (phrases.number(".") == "." ? ", " : "; ") + number(location.longitude, 4)
                     + locationSuffix(location))
         }
 
@@ -32,39 +38,48 @@ public enum HumanSummary {
         case .ok:
             if let current = report.current {
                 var now: [String] = []
-                if let condition = current.condition { now.append("\(condition.emoji) \(condition.text)") }
+                if let condition = current.condition {
+                    now.append("\(condition.emoji) \(phrases.condition(condition))")
+                }
                 if let t = current.temperature {
-                    var temp = "\(formatNumber(t, places: 1)) \(units.temperature)"
+                    var temp = "\(number(t, 1)) \(units.temperature)"
                     if let feels = current.apparentTemperature, abs(feels - t) >= 1 {
-                        temp += " (feels like \(formatNumber(feels, places: 0)) \(units.temperature))"
+                        let text = "\(number(feels, 0)) \(units.temperature)"
+                        temp += " (" + translation.text("feels like {temperature}", context: nil, ["temperature": text]) + ")"
                     }
                     now.append(temp)
                 }
-                if let h = current.humidity { now.append("humidity \(formatNumber(h, places: 0)) %") }
-                if let w = current.windSpeed {
-                    var wind = "wind " + Format.wind(w, units, named: true)
-                    if let d = current.windDirection { wind += " " + compassPoint(d) }
-                    now.append(wind)
+                if let h = current.humidity {
+                    now.append(translation.text("humidity {percent} %", context: nil, ["percent": number(h, 0)]))
                 }
-                lines.append(now.joined(separator: ", "))
+                if let w = current.windSpeed {
+                    let speed = number(w, units.windSpeedUnit.decimals)
+                    let named = units.windSpeedUnit == .bft ? " (" + phrases.beaufort(Int(w.rounded())) + ")" : ""
+                    let unit = phrases.unit(units.windSpeed) + named
+                    now.append(
+                        current.windDirection.map {
+                            translation.text(
+                                "wind {speed} {unit} {direction}", context: nil,
+                                ["speed": speed, "unit": unit, "direction": phrases.compassPoint($0)])
+                        } ?? translation.text("wind {speed} {unit}", context: nil, ["speed": speed, "unit": unit]))
+                }
+                lines.append(phrases.list(now))
             }
-        case .locating:
-            lines.append("Looking for the position…")
-        case .noLocation:
-            lines.append("No location: no gpsd fix and no pinned position.")
-        case .noForecast:
-            lines.append("No forecast yet.")
+        case .locating, .noLocation, .noForecast:
+            lines.append(facts.stateSentence)
         }
         // What comes next, and the air: the nowcast never contradicts the condition above.
-        lines += [facts.nowcast?.text, facts.airLine, facts.pollenLine].compactMap { $0 }
+        lines += [facts.nowcastText, facts.airLine, facts.pollenLine].compactMap { $0 }
 
         // How fresh.
         if let provider = report.provider {
-            var line = "Forecast from \(provider.name)"
-            if let fetched = Timestamps.parseUTC(provider.fetchedAt) {
-                line += ", \(ago(now.timeIntervalSince(fetched)))"
-            }
-            if report.stale { line += " (stale)" }
+            var line =
+                Timestamps.parseUTC(provider.fetchedAt).map {
+                    translation.text(
+                        "Forecast from {provider}, {age}", context: nil,
+                        ["provider": provider.name, "age": phrases.ago(now.timeIntervalSince($0))])
+                } ?? translation.text("Forecast from {provider}", context: nil, ["provider": provider.name])
+            if report.stale { line += " " + translation.text("(stale)", context: "bar") }
             lines.append(line)
         }
 
@@ -72,13 +87,13 @@ public enum HumanSummary {
         if !report.daily.isEmpty {
             lines.append("")
             for day in report.daily {
-                var cells = [weekday(day.date)]
+                var cells = [pad(phrases.shortDate(day.date), 6)]
                 cells.append(day.condition?.emoji ?? "  ")
-                let low = day.temperatureMin.map { formatNumber($0, places: 0) } ?? "–"
-                let high = day.temperatureMax.map { formatNumber($0, places: 0) } ?? "–"
+                let low = day.temperatureMin.map { number($0, 0) } ?? "–"
+                let high = day.temperatureMax.map { number($0, 0) } ?? "–"
                 cells.append(pad("\(low) / \(high) \(units.temperature)", 14))
-                if let p = day.precipitationProbability { cells.append(pad("\(formatNumber(p, places: 0)) %", 5)) }
-                cells.append(day.condition?.text ?? "")
+                if let p = day.precipitationProbability { cells.append(pad("\(number(p, 0)) %", 5)) }
+                cells.append(day.condition.map(phrases.condition) ?? "")
                 lines.append(cells.joined(separator: "  "))
             }
         }
@@ -87,6 +102,8 @@ public enum HumanSummary {
             lines.append("! \(error.message)")
         }
         return lines.joined(separator: "\n")
+
+        func number(_ value: Double, _ places: Int) -> String { phrases.number(formatNumber(value, places: places)) }
     }
 
     private static func locationSuffix(_ location: ReportLocation?) -> String {
@@ -94,29 +111,6 @@ public enum HumanSummary {
         var parts = [location.source]
         if let accuracy = location.accuracyM { parts.append("±\(formatNumber(accuracy, places: 0)) m") }
         return " [" + parts.joined(separator: ", ") + "]"
-    }
-
-    /// "Mon 23" from `2026-11-23`.
-    static func weekday(_ date: String) -> String {
-        guard let day = Timestamps.parseUTC(date) else { return date }
-        let names = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
-        let index = Int(day.timeIntervalSince1970 / 86_400) % 7
-        return names[(index + 7) % 7] + " " + String(date.suffix(2))
-    }
-
-    static func ago(_ seconds: TimeInterval) -> String {
-        let s = max(0, Int(seconds))
-        if s < 90 { return "just now" }
-        if s < 90 * 60 { return "\(s / 60) min ago" }
-        if s < 36 * 3600 { return "\(s / 3600) h ago" }
-        return "\(s / 86_400) days ago"
-    }
-
-    /// The 16-point compass name of a direction the wind comes from.
-    public static func compassPoint(_ degrees: Double) -> String {
-        let points = ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"]
-        let index = Int((degrees.truncatingRemainder(dividingBy: 360) + 360 + 11.25) / 22.5) % 16
-        return points[index]
     }
 
     /// Formats a number with a fixed number of decimals and no "-0".
@@ -127,6 +121,7 @@ public enum HumanSummary {
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let columns = TextWidth.columns(text)
+        return columns >= width ? text : text + String(repeating: " ", count: width - columns)
     }
 }

@@ -21,7 +21,7 @@ public struct RenderOptions: Sendable {
     public var coldCelsius: Double
     /// The time the text is shown at: ages ("5 min", "stale 3 h") are counted to it.
     public var now: Date
-    /// The words of the warning, rain and air texts.
+    /// The language: every word, and the decimal separator of every number (the JSON report has neither).
     public var phrases: Phrases
 
     public init(
@@ -126,6 +126,8 @@ public enum Renderer {
     /// The tooltip in Pango markup: place, now, every third hour, the days, staleness, errors, credit.
     static func tooltip(_ facts: ReportFacts) -> String {
         let report = facts.report
+        let phrases = facts.phrases
+        let translation = phrases.translation
         let units = report.units
         let icons = facts.icons
         var lines: [String] = []
@@ -149,27 +151,31 @@ public enum Renderer {
 
         var now: [String] = []
         if let condition = facts.condition {
-            now.append([facts.glyph, condition.text].compactMap { $0 }.joined(separator: " "))
+            now.append([facts.glyph, facts.conditionName(condition)].compactMap { $0 }.joined(separator: " "))
         }
-        if let t = facts.temperature { now.append(Format.number(t, places: 1) + units.temperature) }
-        if !now.isEmpty { lines.append(Escape.pango(now.joined(separator: ", "))) }
+        if let t = facts.temperature { now.append(facts.number(t, places: 1) + units.temperature) }
+        if !now.isEmpty { lines.append(Escape.pango(phrases.list(now))) }
 
         var details: [String] = []
-        if let feels = facts.feelsText { details.append("feels like " + feels) }
-        if let humidity = facts.humidity { details.append("humidity " + Format.number(humidity, places: 0) + " %") }
+        if let feels = facts.feelsText { details.append(translation.text("feels like {temperature}", context: nil, ["temperature": feels])) }
+        if let humidity = facts.humidity {
+            details.append(translation.text("humidity {percent} %", context: nil, ["percent": facts.number(humidity, places: 0)]))
+        }
         if let wind = facts.windPhrase { details.append(wind) }
         if !details.isEmpty {
-            let text = details.joined(separator: ", ")
+            let text = phrases.list(details)
             lines.append(Escape.pango(text.prefix(1).uppercased() + text.dropFirst()))
         }
-        if let nowcast = facts.nowcast {
-            lines.append(Escape.pango(icons.glyph(forIcon: nowcast.kind, isDay: facts.isDay) + " " + nowcast.text))
+        if let nowcast = facts.nowcast, let text = facts.nowcastText {
+            lines.append(Escape.pango(icons.glyph(forIcon: nowcast.kind, isDay: facts.isDay) + " " + text))
         }
         lines += airLines(facts)
 
         if report.stale {
-            var stale = "Stale: forecast from " + (facts.fetchedClock ?? "an earlier fetch")
-            if let age = facts.ageSeconds { stale += " (" + Format.duration(age) + " ago)" }
+            var stale =
+                facts.fetchedClock.map { translation.text("Stale: forecast from {time}", context: nil, ["time": $0]) }
+                ?? translation.text("Stale: forecast from an earlier fetch")
+            if let age = facts.ageSeconds { stale += " (" + phrases.durationAgo(phrases.duration(age)) + ")" }
             lines.append("<span color=\"\(BarColor.stale)\">" + Escape.pango(stale) + "</span>")
         }
 
@@ -180,8 +186,8 @@ public enum Renderer {
             for hour in hours {
                 var cells = [Format.localClock(hour.time, units.timeFormat) ?? hour.time]
                 cells.append(icons.glyph(for: hour.condition, isDay: hour.isDay) ?? " ")
-                cells.append(pad(hour.temperature.map { Format.number($0, places: 0) + units.temperature } ?? "–", 5))
-                if let p = hour.precipitationProbability { cells.append(Format.number(p, places: 0) + " %") }
+                cells.append(pad(hour.temperature.map { facts.number($0, places: 0) + units.temperature } ?? "–", 5))
+                if let p = hour.precipitationProbability { cells.append(facts.number(p, places: 0) + " %") }
                 lines.append("<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>")
             }
         }
@@ -189,12 +195,12 @@ public enum Renderer {
         if !report.daily.isEmpty {
             lines.append("")
             for day in report.daily {
-                var cells = [HumanSummary.weekday(day.date)]
+                var cells = [pad(phrases.shortDate(day.date), 6)]
                 cells.append(icons.glyph(for: day.condition, isDay: true) ?? " ")
-                let low = day.temperatureMin.map { Format.number($0, places: 0) } ?? "–"
-                let high = day.temperatureMax.map { Format.number($0, places: 0) } ?? "–"
+                let low = day.temperatureMin.map { facts.number($0, places: 0) } ?? "–"
+                let high = day.temperatureMax.map { facts.number($0, places: 0) } ?? "–"
                 cells.append(pad("\(low) / \(high)\(units.temperature)", 11))
-                if let p = day.precipitationProbability { cells.append(Format.number(p, places: 0) + " %") }
+                if let p = day.precipitationProbability { cells.append(facts.number(p, places: 0) + " %") }
                 lines.append("<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>")
             }
         }
@@ -221,7 +227,7 @@ public enum Renderer {
             let title = Escape.pango(facts.warningTitle(warning))
             let event = Escape.pango(facts.event(warning))
             var line = "⚠ " + (title.hasPrefix(event) ? "<b>" + event + "</b>" + title.dropFirst(event.count) : title)
-            if let times = facts.warningTimes(warning) { line += Escape.pango(", " + times) }
+            if let times = facts.warningTimes(warning) { line += Escape.pango(facts.phrases.list(["", times])) }
             guard let color = BarColor.warning(warning.severity) else { return line }
             return "<span color=\"\(color)\">" + line + "</span>"
         } + [note].compactMap { $0 }
@@ -312,18 +318,20 @@ public enum Renderer {
         }
         var head = [facts.placeName, facts.glyph].compactMap { $0 }
         if let t = facts.temperature {
-            head.append(Format.number(t, places: 1) + report.units.temperature)
+            head.append(facts.number(t, places: 1) + report.units.temperature)
         } else if let condition = facts.condition {
-            head.append(condition.text)
+            head.append(facts.conditionName(condition))
         }
         var parts = [head.joined(separator: " ")]
-        if let feels = facts.feelsText { parts.append("feels " + feels) }
+        if let feels = facts.feelsText {
+            parts.append(facts.phrases.translation.text("feels {temperature}", context: nil, ["temperature": feels]))
+        }
         let range = [
-            facts.today?.temperatureMin.map { "↓" + Format.number($0, places: 0) },
-            facts.today?.temperatureMax.map { "↑" + Format.number($0, places: 0) },
+            facts.today?.temperatureMin.map { "↓" + facts.number($0, places: 0) },
+            facts.today?.temperatureMax.map { "↑" + facts.number($0, places: 0) },
         ].compactMap { $0 }
         if !range.isEmpty { parts.append(range.joined(separator: " ")) }
-        return parts.filter { !$0.isEmpty }.joined(separator: ", ") + facts.staleSuffix + facts.extrasSuffix
+        return facts.phrases.list(parts.filter { !$0.isEmpty }) + facts.staleSuffix + facts.extrasSuffix
     }
 
     /// A template describes weather: without any (no location, locating, no forecast) the short state

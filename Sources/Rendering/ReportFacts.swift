@@ -45,25 +45,60 @@ struct ReportFacts {
 
     /// `12°C`: whole degrees, for bars.
     func degrees(_ value: Double?) -> String? {
-        value.map { Format.number($0, places: 0) + units.temperature }
+        value.map { number($0, places: 0) + units.temperature }
+    }
+
+    /// `12.5` in English, `12,5` in Spanish: ``Format/number(_:places:)`` with the language's decimal separator.
+    func number(_ value: Double, places: Int) -> String {
+        options.phrases.number(Format.number(value, places: places))
+    }
+
+    /// A unit symbol as the language writes it (`km/h`; Russian `км/ч`).
+    func unit(_ symbol: String) -> String { options.phrases.unit(symbol) }
+
+    /// The condition's name in the language.
+    func conditionName(_ condition: Condition) -> String { options.phrases.condition(condition) }
+
+    /// `wind 20 km/h WSW`, lower case, for lists of details.
+    var windPhrase: String? {
+        guard let speed = windSpeed else { return nil }
+        let translation = options.phrases.translation
+        let named = units.windSpeedUnit == .bft ? " (" + options.phrases.beaufort(Int(speed.rounded())) + ")" : ""
+        let (value, symbol) = (number(speed, places: units.windSpeedUnit.decimals), unit(units.windSpeed) + named)
+        guard let direction = windDirectionText else {
+            return translation.text("wind {speed} {unit}", context: nil, ["speed": value, "unit": symbol])
+        }
+        return translation.text(
+            "wind {speed} {unit} {direction}", context: nil, ["speed": value, "unit": symbol, "direction": direction])
     }
 
     var temperatureText: String? { degrees(temperature) }
     var feelsText: String? { degrees(apparentTemperature) }
     var highText: String? { degrees(today?.temperatureMax) }
     var lowText: String? { degrees(today?.temperatureMin) }
-    var humidityText: String? { humidity.map { Format.number($0, places: 0) + "%" } }
+    var humidityText: String? { humidity.map { number($0, places: 0) + "%" } }
     var precipitationText: String? {
-        precipitation.map { Format.precipitation($0, units) }
+        precipitation.map { number($0, places: units.precipitationUnit.decimals) + " " + unit(units.precipitation) }
     }
-    var precipitationProbabilityText: String? { precipitationProbability.map { Format.number($0, places: 0) + "%" } }
-    var pressureText: String? { pressure.map { Format.pressure($0, units) } }
-    var windDirectionText: String? { windDirection.map(HumanSummary.compassPoint) }
+    var precipitationProbabilityText: String? { precipitationProbability.map { number($0, places: 0) + "%" } }
+    var pressureText: String? {
+        pressure.map { number($0, places: units.pressureUnit.decimals) + " " + unit(UnitWords.symbol(units.pressureUnit)) }
+    }
+    var windDirectionText: String? { windDirection.map(options.phrases.compassPoint) }
     /// `↗20 km/h`: the arrow points where the wind blows to, as wttr.in draws it.
     var windText: String? {
         guard let speed = windSpeed else { return nil }
         let arrow = windDirection.map(Format.windArrow) ?? ""
-        return arrow + Format.wind(speed, units)
+        return arrow + wind(speed)
+    }
+
+    /// `20 km/h`, `5,6 m/s`, `11 kn`, `4 Bft`: a speed of the report in its unit, to the unit's decimals, in
+    /// the language; `named` adds the Beaufort force's name, `4 Bft (Moderate breeze)`.
+    func wind(_ speed: Double, named: Bool = false) -> String {
+        let unit = units.windSpeedUnit
+        var text = number(speed, places: unit.decimals) + " " + self.unit(units.windSpeed)
+        if named, unit == .bft { text += " (" + options.phrases.beaufort(Int(speed.rounded())) + ")" }
+        return text
     }
 
     /// The Beaufort name of the wind now (`Moderate breeze`), whatever unit it is shown in.
@@ -71,13 +106,7 @@ struct ReportFacts {
         guard let speed = windSpeed else { return nil }
         let unit = units.windSpeedUnit
         let force = unit == .bft ? Int(speed.rounded()) : Beaufort.force(kmh: unit.kmh(from: speed))
-        return UnitWords.beaufortName(force)
-    }
-
-    /// `wind 20 km/h NE`, `wind 4 Bft (Moderate breeze) NE`: the wind now, for tooltips and summaries.
-    var windPhrase: String? {
-        guard let speed = windSpeed else { return nil }
-        return "wind " + Format.wind(speed, units, named: true) + (windDirectionText.map { " " + $0 } ?? "")
+        return options.phrases.beaufort(force)
     }
 
     var placeName: String? { report.place?.name }
@@ -136,23 +165,27 @@ struct ReportFacts {
 
     /// The short state for a report with no weather to show: `📍? no location`.
     var stateText: String {
-        let words =
+        let english =
             switch report.status {
             case .ok: "no data"
             case .locating: "locating…"
             case .noLocation: "no location"
             case .noForecast: "no forecast yet"
             }
+        let words = options.phrases.translation.text(english, context: "bar")
         return [icons.stateGlyph(report.status), words].compactMap { $0 }.joined(separator: " ")
     }
 
     /// A sentence for tooltips and tables when there is no weather to show.
     var stateSentence: String {
-        switch report.status {
-        case .ok: "No current conditions in this forecast."
-        case .locating: "Looking for the position…"
-        case .noLocation: "No location: no gpsd fix and no pinned position."
-        case .noForecast: "No forecast yet" + (placeName.map { " for \($0)." } ?? ".")
+        let translation = options.phrases.translation
+        return switch report.status {
+        case .ok: translation.text("No current conditions in this forecast.")
+        case .locating: translation.text("Looking for the position…")
+        case .noLocation: translation.text("No location: no gpsd fix and no pinned position.")
+        case .noForecast:
+            placeName.map { translation.text("No forecast yet for {place}.", context: nil, ["place": $0]) }
+                ?? translation.text("No forecast yet.")
         }
     }
 
@@ -163,8 +196,9 @@ struct ReportFacts {
             return [warningMark, stateText].compactMap { $0 }.joined(separator: " ")
         }
         let value =
-            temperatureText ?? condition?.text
-            ?? [lowText, highText].compactMap { $0 }.joined(separator: " / ").nonEmpty ?? "no data"
+            temperatureText ?? condition.map(conditionName)
+            ?? [lowText, highText].compactMap { $0 }.joined(separator: " / ").nonEmpty
+            ?? options.phrases.translation.text("no data", context: "bar")
         return [warningMark, glyph, value].compactMap { $0 }.joined(separator: " ") + staleMark
             + (rainShort.map { " " + $0 } ?? "")
     }
@@ -174,7 +208,9 @@ struct ReportFacts {
     /// ` (stale 3 h)` after a long text, empty when fresh.
     var staleSuffix: String {
         guard report.status == .ok, report.stale else { return "" }
-        return " (stale" + (ageSeconds.map { " " + Format.duration($0) } ?? "") + ")"
+        let translation = options.phrases.translation
+        guard let age = ageSeconds else { return " " + translation.text("(stale)", context: "bar") }
+        return " " + translation.text("(stale {duration})", context: "bar", ["duration": options.phrases.duration(age)])
     }
 }
 
@@ -184,15 +220,6 @@ enum Format {
     /// `printf` would give 18), without `-0`.
     static func number(_ value: Double, places: Int) -> String {
         HumanSummary.formatNumber(value.rounded(places: places), places: places)
-    }
-
-    /// `5 min`, `3 h`, `2 d`: an age for people, rounded down.
-    static func duration(_ seconds: Int) -> String {
-        let s = max(0, seconds)
-        if s < 60 { return "<1 min" }
-        if s < 90 * 60 { return "\(s / 60) min" }
-        if s < 48 * 3600 { return "\(s / 3600) h" }
-        return "\(s / 86_400) d"
     }
 
     /// wttr.in's arrows: where the wind blows to, for a direction it comes from.
@@ -211,26 +238,6 @@ enum Format {
             let hour = Int(String(characters[11..<13])), let minute = Int(String(characters[14..<16]))
         else { return nil }
         return clock.clock(hour: hour, minute: minute)
-    }
-
-    /// `20 km/h`, `5.6 m/s`, `11 kn`, `4 Bft`: a speed of the report in its unit, to the unit's decimals;
-    /// `named` adds the Beaufort force's name, `4 Bft (Moderate breeze)`.
-    static func wind(_ speed: Double, _ units: ReportUnits, named: Bool = false) -> String {
-        let unit = units.windSpeedUnit
-        var text = number(speed, places: unit.decimals) + " " + units.windSpeed
-        if named, unit == .bft { text += " (" + UnitWords.beaufortName(Int(speed.rounded())) + ")" }
-        return text
-    }
-
-    /// `1.2 mm`, `0.05 in`: an amount of the report in its unit, to the unit's decimals.
-    static func precipitation(_ amount: Double, _ units: ReportUnits) -> String {
-        number(amount, places: units.precipitationUnit.decimals) + " " + units.precipitation
-    }
-
-    /// `1013 hPa`, `29.92 inHg`, `760 mmHg`, `101.3 kPa`: a pressure of the report in its unit.
-    static func pressure(_ pressure: Double, _ units: ReportUnits) -> String {
-        let unit = units.pressureUnit
-        return number(pressure, places: unit.decimals) + " " + UnitWords.symbol(unit)
     }
 }
 

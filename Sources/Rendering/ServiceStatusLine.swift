@@ -10,29 +10,36 @@ public enum ServiceStatusLine {
     /// Longest line sent: `systemctl status` shows one line, and a long error adds nothing there.
     static let maxLength = 200
 
-    public static func render(_ report: Report, now: Date = Date(), timeZone: TimeZone = .current) -> String {
+    public static func render(
+        _ report: Report, now: Date = Date(), timeZone: TimeZone = .current, phrases: Phrases = .english
+    ) -> String {
+        let translation = phrases.translation
+        func words(_ english: String, _ values: KeyValuePairs<String, String> = [:]) -> String {
+            translation.text(english, context: "service status", values)
+        }
         var parts: [String] = []
         let problem = report.errors.first { $0.kind != ErrorKind.noLocation.rawValue }.map { firstSentence($0.message) }
 
         switch report.status {
         case .locating:
-            parts.append("locating: waiting for the first position")
+            parts.append(words("locating: waiting for the first position"))
         case .noLocation:
             let reason = report.errors.first { $0.kind == ErrorKind.noLocation.rawValue }.map { noLocationReason($0.message) }
-            parts.append("no location" + (reason.map { ": " + $0 } ?? ""))
+            parts.append(words("no location") + (reason.map { ": " + $0 } ?? ""))
         case .ok, .noForecast:
-            parts.append(placeName(report))
+            parts.append(placeName(report, phrases: phrases))
             if let temperature = report.current?.temperature {
-                parts.append("\(HumanSummary.formatNumber(temperature, places: 0)) \(report.units.temperature)")
+                parts.append("\(phrases.number(HumanSummary.formatNumber(temperature, places: 0))) \(report.units.temperature)")
             }
             if let provider = report.provider, let fetched = Timestamps.parseUTC(provider.fetchedAt) {
-                parts.append("\(provider.name) forecast from \(clockTime(fetched, now: now, timeZone: timeZone))")
+                let time = clockTime(fetched, now: now, timeZone: timeZone, phrases: phrases)
+                parts.append(words("{provider} forecast from {time}", ["provider": provider.name, "time": time]))
             } else {
-                parts.append("no forecast yet")
+                parts.append(words("no forecast yet"))
             }
         }
-        var line = parts.joined(separator: ", ")
-        if report.stale, report.status == .ok { line += ", stale" }
+        if report.stale, report.status == .ok { parts.append(words("stale")) }
+        var line = phrases.list(parts)
         if let problem { line += (report.stale && report.status == .ok ? ": " : "; ") + problem }
         line = line.split(whereSeparator: \.isNewline).joined(separator: " ")
         if line.count > maxLength { line = String(line.prefix(maxLength - 1)) + "…" }
@@ -40,25 +47,29 @@ public enum ServiceStatusLine {
     }
 
     /// The place's name, else the coordinates.
-    private static func placeName(_ report: Report) -> String {
+    private static func placeName(_ report: Report, phrases: Phrases) -> String {
         if let place = report.place {
-            return (place.near == true ? "near " : "") + place.name
+            guard place.near == true else { return place.name }
+            return phrases.translation.text("near {place}", context: "service status", ["place": place.name])
         }
         if let location = report.location {
-            return "\(HumanSummary.formatNumber(location.latitude, places: 2)), \(HumanSummary.formatNumber(location.longitude, places: 2))"
+            func number(_ value: Double) -> String { phrases.number(HumanSummary.formatNumber(value, places: 2)) }
+            // With a decimal comma, a comma between the two would be ambiguous.
+            return number(location.latitude) + (phrases.number(".") == "." ? ", " : "; ") + number(location.longitude)
         }
-        return "no position"
+        return phrases.translation.text("no position", context: "service status")
     }
 
     /// "14:05" today, "23 Nov 14:05" on another day, in the daemon's time zone.
-    static func clockTime(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+    static func clockTime(_ date: Date, now: Date, timeZone: TimeZone, phrases: Phrases = .english) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = calendar.isDate(date, inSameDayAs: now) ? "HH:mm" : "d MMM HH:mm"
-        return formatter.string(from: date)
+        let parts = calendar.dateComponents([.day, .month, .hour, .minute], from: date)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        guard !calendar.isDate(date, inSameDayAs: now) else { return time }
+        return phrases.translation.text(
+            "{day} {month} {time}", context: "date",
+            ["day": String(parts.day ?? 1), "month": phrases.monthAbbreviated(parts.month ?? 1), "time": time])
     }
 
     /// "No position: gpsd has no fix and no pin is set. Set one with …" → "gpsd has no fix and no pin is set".

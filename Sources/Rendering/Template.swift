@@ -168,7 +168,7 @@ public struct Template: Sendable, Hashable {
             let report = facts.report
             switch self {
             case .icon: return facts.glyph
-            case .condition: return facts.condition?.text
+            case .condition: return facts.condition.map(facts.conditionName)
             case .temperature: return facts.temperatureText
             case .feels: return facts.feelsText
             case .wind: return facts.windText
@@ -178,7 +178,7 @@ public struct Template: Sendable, Hashable {
             case .precipitation: return facts.precipitationText
             case .precipitationProbability: return facts.precipitationProbabilityText
             case .pressure: return facts.pressureText
-            case .uvIndex: return facts.uvIndex.map { Format.number($0, places: 0) }
+            case .uvIndex: return facts.uvIndex.map { facts.number($0, places: 0) }
             case .place: return facts.placeName
             case .admin1: return report.place?.admin1
             case .country: return report.place?.country
@@ -188,7 +188,7 @@ public struct Template: Sendable, Hashable {
             case .timezone: return report.place?.timezone
             case .high: return facts.highText
             case .low: return facts.lowText
-            case .updatedAgo: return facts.report.provider == nil ? nil : facts.ageSeconds.map(Format.duration)
+            case .updatedAgo: return facts.report.provider == nil ? nil : facts.ageSeconds.map(facts.phrases.duration)
             case .source: return report.location?.source
             case .status: return report.status.rawValue
             case .stale: return facts.staleMark
@@ -196,17 +196,20 @@ public struct Template: Sendable, Hashable {
             case .warning: return facts.topWarning.map { "⚠ " + facts.event($0) }
             case .warningCount: return facts.warnings.isEmpty ? nil : String(facts.warnings.count)
             case .warningLevel: return facts.topWarning.map { facts.phrases.severity($0.severity) }
-            case .rainSoon: return facts.nowcast?.text
+            case .rainSoon: return facts.nowcastText
             case .rainSoonShort: return facts.rainShort
-            case .air: return facts.air?.text
+            case .air: return facts.air?.text(phrases: facts.phrases)
             case .aqi: return facts.air.map { String($0.aqi) }
             case .aqiCategory:
                 return facts.air.map { air in
                     AirQualityCategory(rawValue: air.category).map(facts.phrases.category) ?? air.category
                 }
-            case .pm2_5: return facts.air?.pm2_5.map { Format.number($0, places: 0) + " µg/m³" }
-            case .pm10: return facts.air?.pm10.map { Format.number($0, places: 0) + " µg/m³" }
-            case .pollen: return facts.pollenCounts.first.map { "\($0.name) \($0.grains)" }
+            case .pm2_5: return facts.air?.pm2_5.map { facts.number($0, places: 0) + " µg/m³" }
+            case .pm10: return facts.air?.pm10.map { facts.number($0, places: 0) + " µg/m³" }
+            case .pollen:
+                return facts.pollenCounts.first.map {
+                    facts.phrases.translation.text("{plant} {grains}", context: "pollen", ["plant": $0.name, "grains": String($0.grains)])
+                }
             }
         }
     }

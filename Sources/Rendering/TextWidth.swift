@@ -1,10 +1,11 @@
-/// How many terminal cells text takes, for aligning tables.
+/// How many terminal cells text takes, for aligning tables (forecastctl's too, whatever the language).
 ///
 /// A character is two cells when it is drawn as an emoji (emoji presentation by default, or followed
 /// by U+FE0F) or is East Asian Wide (CJK, Hangul, full-width forms); zero for a lone combining or
 /// joining mark; one otherwise. Nerd Font glyphs (private use) are one cell.
-enum TextWidth {
-    static func columns(_ text: some StringProtocol) -> Int {
+public enum TextWidth {
+    /// The cells `text` takes.
+    public static func columns(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + columns(of: $1) }
     }
 

@@ -1,4 +1,5 @@
 import ForecastModel
+import Localization
 import Foundation
 
 // `[output]` with its `[[output.files]]`, `[display]` and `[history]`: the values, each field's
@@ -40,12 +41,15 @@ extension Settings {
         public var hotCelsius: Double
         /// `cold_celsius`: at or below this temperature a bar gets the class `cold`; below ``hotCelsius``.
         public var coldCelsius: Double
+        /// `language`: the words of bars, tooltips, notifications and forecastctl; `auto` follows the locale.
+        public var language: LanguageChoice
 
         /// The defaults, or the values given.
-        public init(icons: IconSet = .emoji, hotCelsius: Double = 30, coldCelsius: Double = 0) {
+        public init(icons: IconSet = .emoji, hotCelsius: Double = 30, coldCelsius: Double = 0, language: LanguageChoice = .auto) {
             self.icons = icons
             self.hotCelsius = hotCelsius
             self.coldCelsius = coldCelsius
+            self.language = language
         }
     }
 
@@ -123,6 +127,14 @@ extension Settings {
             .key(
                 "cold_celsius", \.coldCelsius, .number(-100...100), .live,
                 "And the class \"cold\" at or below this one, in °C ({allowed}); it must be below hot_celsius."),
+            .key(
+                "language", \.language, .language, .live,
+                """
+                The language of bars, tooltips, notifications and forecastctl:
+                {allowed}.
+                "auto" follows the locale (LC_ALL, LC_MESSAGES, LANG, then LANGUAGE), and is English when
+                it names a language without a catalogue. The JSON report is the same in every language.
+                """),
         ])
 
     static let historyTable = SettingsTable.Table(

@@ -1,4 +1,5 @@
 import ForecastModel
+import Localization
 import Foundation
 
 /// Why a value was refused: what is wrong and what would be accepted.
@@ -241,6 +242,24 @@ extension SettingType {
             return .success(choice)
         } represent: {
             .string($0.rawValue)
+        }
+    }
+
+    /// `"auto"` or the code of a language with a catalogue (``CatalogueLibrary/available``, English
+    /// included). The file's documentation names no list, so that it stays the same as catalogues are added.
+    static var language: SettingType<LanguageChoice> {
+        let codes = CatalogueLibrary.available.sorted()
+        let allowed = (["auto"] + codes).map(TOMLText.quote).joined(separator: ", ")
+        return string().refined(
+            allowed: allowed, documented: "\"auto\" or a language code such as \"es\" or \"pt_BR\""
+        ) { string in
+            if string == "auto" { return .success(.auto) }
+            guard codes.contains(string) else {
+                return .failure(SettingsRefusal("\(TOMLText.quote(string)) is not a language with a catalogue", allowed: allowed))
+            }
+            return .success(.code(string))
+        } represent: {
+            .string($0.description)
         }
     }
 

@@ -46,10 +46,10 @@ struct FormatOptions: ParsableArguments {
     /// What a bar shows when there is no daemon and no status file: a neutral "no data" glyph (the
     /// icon set's unknown glyph, never a sky condition), grey, class `unavailable`; never empty, never
     /// an exit code that would hide the module. Every line of the format (three for i3blocks).
-    func unavailableLine(_ reason: String) -> String {
+    func unavailableLine(_ reason: String, phrases: Phrases = .english) -> String {
         let format = format ?? .text
         let glyph = (icons ?? format.defaultIcons).unknownGlyph
-        let text = glyph + " no data"
+        let text = glyph + " " + phrases.translation.text("no data", context: "bar")
         func json(_ object: [String: Any]) -> String {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return String(decoding: data, as: UTF8.self)
@@ -229,7 +229,7 @@ struct ForecastCommand: ParsableCommand {
             } catch {
                 throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
             }
-            print(ForecastTable.render(report, width: terminalWidth(), icons: icons))
+            print(ForecastTable.render(report, width: terminalWidth(), icons: icons, phrases: settings.phrases))
         }
     }
 

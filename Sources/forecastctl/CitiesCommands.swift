@@ -4,6 +4,7 @@ import FileStore
 import ForecastModel
 import Foundation
 import Gazetteer
+import Rendering
 import Settings
 
 // The commands that keep the list of cities in the settings file: cities add, remove, list,
@@ -229,13 +230,15 @@ struct CitiesCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let cities = try global.loadSettings().cities
+                let settings = try global.loadSettings()
+                let cities = settings.cities
+                let translation = settings.phrases.translation
                 if json {
                     print(CitiesJSON.line(cities))
                     return
                 }
                 guard !cities.isEmpty else {
-                    print("no cities yet; add one with `forecastctl cities add NAME`")
+                    print(translation.text("no cities yet; add one with `forecastctl cities add NAME`", context: "cities"))
                     return
                 }
                 let rows = cities.map { city in
@@ -247,7 +250,10 @@ struct CitiesCommand: ParsableCommand {
                 }
                 print(
                     TextTable.render(
-                        header: ["", "ID", "NAME", "REGION", "COUNTRY", "LATITUDE", "LONGITUDE", "ADDED"], rows: rows,
+                        header: [""]
+                            + ["ID", "NAME", "REGION", "COUNTRY", "LATITUDE", "LONGITUDE", "ADDED"].map {
+                                translation.text($0, context: "cities table")
+                            }, rows: rows,
                         rightAligned: [5, 6]))
             }
         }
@@ -448,12 +454,14 @@ enum CitiesJSON {
 
 /// Columns of text padded to the widest cell, counted in characters.
 enum TextTable {
+    /// Columns aligned by the cells their text takes on a terminal, so that translated headers (CJK takes two
+    /// cells a character) line up.
     static func render(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let widths = header.indices.map { column in all.map { TextWidth.columns($0[column]) }.max() ?? 0 }
         return all.map { row in
             row.indices.map { column in
-                let padding = String(repeating: " ", count: widths[column] - row[column].count)
+                let padding = String(repeating: " ", count: widths[column] - TextWidth.columns(row[column]))
                 return rightAligned.contains(column) ? padding + row[column] : row[column] + padding
             }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
         }.joined(separator: "\n")

@@ -175,7 +175,11 @@ struct Status: ParsableCommand {
                 print(output.render(report, settings))
                 return
             }
-            print(output.unavailableLine("forecastd is not running and has written no status file"))
+            print(
+                output.unavailableLine(
+                    settings.phrases.translation.text(
+                        "forecastd is not running and has written no status file", context: "forecastctl"),
+                    phrases: settings.phrases))
             return
         }
         try reportingFailures {
@@ -205,7 +209,7 @@ struct Status: ParsableCommand {
                 print(line)
                 return
             }
-            print(HumanSummary.render(report))
+            print(HumanSummary.render(report, phrases: settings.phrases))
         }
     }
 }

@@ -3,6 +3,7 @@ import CitiesCSV
 import ForecastModel
 import Foundation
 import History
+import Rendering
 import Settings
 
 struct HistoryCommand: ParsableCommand {
@@ -98,14 +99,21 @@ struct HistoryCommand: ParsableCommand {
             } else if json {
                 print(HistoryText.json(cityID: cityID, readings: history.readings, issued: history.issuedDays, units: units))
             } else {
-                print("\(label) (\(cityID)), \(HistoryText.localTime(start)) to \(HistoryText.localTime(end ?? now))")
+                let phrases = settings.phrases
+                print(
+                    phrases.translation.text(
+                        "{city} ({id}), {start} to {end}", context: "history",
+                        [
+                            "city": label, "id": cityID, "start": HistoryText.localTime(start),
+                            "end": HistoryText.localTime(end ?? now),
+                        ]))
                 guard !history.readings.isEmpty else {
-                    print("no readings in this period")
+                    print(phrases.translation.text("no readings in this period", context: "history"))
                     return
                 }
-                print(HistoryText.table(history.readings, issued: issued, units: units))
+                print(HistoryText.table(history.readings, issued: issued, units: units, phrases: phrases))
                 print("")
-                print(HistoryText.chart(history.readings, units: units))
+                print(HistoryText.chart(history.readings, units: units, phrases: phrases))
             }
         }
     }
@@ -142,22 +150,27 @@ enum HistoryText {
         Timestamps.localDate(date, utcOffsetSeconds: TimeZone.current.secondsFromGMT(for: date))
     }
 
-    static func temperature(_ celsius: Double?, _ units: UnitPreferences) -> String {
+    static func temperature(_ celsius: Double?, _ units: UnitPreferences, _ phrases: Phrases = .english) -> String {
         guard let celsius else { return "—" }
-        return String(format: "%.1f", units.temperature.convert(fromCelsius: celsius))
+        return phrases.number(String(format: "%.1f", units.temperature.convert(fromCelsius: celsius)))
     }
 
-    static func precipitation(_ millimetres: Double?, _ units: UnitPreferences) -> String {
+    static func precipitation(_ millimetres: Double?, _ units: UnitPreferences, _ phrases: Phrases = .english) -> String {
         guard let millimetres else { return "—" }
         let unit = units.precipitation
-        return String(format: "%.\(unit.decimals)f", unit.convert(fromMillimetres: millimetres))
+        return phrases.number(String(format: "%.\(unit.decimals)f", unit.convert(fromMillimetres: millimetres)))
     }
 
     // MARK: Table
 
     /// One line per local day: readings, observed low and high, the forecast as last issued before
     /// the day began, and the most frequent condition.
-    static func table(_ readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitPreferences) -> String {
+    static func table(
+        _ readings: [HistoryReading], issued: [IssuedForecastDay], units: UnitPreferences, phrases: Phrases = .english
+    ) -> String {
+        func header(_ english: String, unit: String? = nil) -> String {
+            phrases.translation.text(english, context: "history table", ["unit": unit ?? ""])
+        }
         let byDay = Dictionary(grouping: readings, by: { localDay($0.observedAt) })
         let t = UnitWords.symbol(units.temperature)
         let p = UnitWords.symbol(units.precipitation)
@@ -170,14 +183,17 @@ enum HistoryText {
             let conditions = Dictionary(grouping: seen.compactMap(\.condition), by: { $0 })
             let common = conditions.max { ($0.value.count, $1.key.rawValue) < ($1.value.count, $0.key.rawValue) }?.key
             return [
-                day, String(seen.count), temperature(temperatures.min(), units), temperature(temperatures.max(), units),
-                forecast.map { "\(temperature($0.temperatureMin, units))–\(temperature($0.temperatureMax, units))" } ?? "—",
-                forecast.map { precipitation($0.precipitationSum, units) } ?? "—",
-                common.map { $0.rawValue.replacingOccurrences(of: "_", with: " ") } ?? "—",
+                day, String(seen.count), temperature(temperatures.min(), units, phrases), temperature(temperatures.max(), units, phrases),
+                forecast.map { "\(temperature($0.temperatureMin, units, phrases))–\(temperature($0.temperatureMax, units, phrases))" } ?? "—",
+                forecast.map { precipitation($0.precipitationSum, units, phrases) } ?? "—",
+                common.map(phrases.condition) ?? "—",
             ]
         }
         return TextTable.render(
-            header: ["DAY", "READINGS", "LOW \(t)", "HIGH \(t)", "FORECAST \(t)", "FORECAST \(p)", "MOSTLY"],
+            header: [
+                header("DAY"), header("READINGS"), header("LOW {unit}", unit: t), header("HIGH {unit}", unit: t),
+                header("FORECAST {unit}", unit: t), header("FORECAST {unit}", unit: phrases.unit(p)), header("MOSTLY"),
+            ],
             rows: rows, rightAligned: [1, 2, 3, 4, 5])
     }
 
@@ -189,7 +205,7 @@ enum HistoryText {
 
     /// Temperature and precipitation over the period, one column per equal slice of time: the
     /// slice's mean temperature and its largest precipitation; a blank where there is no reading.
-    static func chart(_ readings: [HistoryReading], units: UnitPreferences) -> String {
+    static func chart(_ readings: [HistoryReading], units: UnitPreferences, phrases: Phrases = .english) -> String {
         guard let first = readings.first?.observedAt, let last = readings.last?.observedAt else { return "" }
         let width = min(chartWidth, readings.count)
         let span = max(last.timeIntervalSince(first), 1)
@@ -217,12 +233,15 @@ enum HistoryText {
             return levels[max(0, Int((value / wettest * Double(levels.count - 1)).rounded()))]
         }
         let t = UnitWords.symbol(units.temperature)
-        let labels = ["temperature", "precipitation"]
-        let labelWidth = labels.map(\.count).max() ?? 0
-        func pad(_ text: String) -> String { text + String(repeating: " ", count: labelWidth - text.count) }
+        let labels = ["temperature", "precipitation"].map { phrases.translation.text($0, context: "history chart") }
+        let labelWidth = labels.map { TextWidth.columns($0) }.max() ?? 0
+        func pad(_ text: String) -> String { text + String(repeating: " ", count: labelWidth - TextWidth.columns(text)) }
+        let most = phrases.translation.text(
+            "max {amount} {unit}", context: "history chart",
+            ["amount": precipitation(wettest, units, phrases), "unit": phrases.unit(UnitWords.symbol(units.precipitation))])
         return [
-            "\(pad("temperature"))  \(String(temperatureLine))  \(temperature(low, units))–\(temperature(high, units)) \(t)",
-            "\(pad("precipitation"))  \(String(rainLine))  max \(precipitation(wettest, units)) \(UnitWords.symbol(units.precipitation))",
+            "\(pad(labels[0]))  \(String(temperatureLine))  \(temperature(low, units, phrases))–\(temperature(high, units, phrases)) \(t)",
+            "\(pad(labels[1]))  \(String(rainLine))  \(most)",
             "\(pad(""))  \(localTime(first)) … \(localTime(last))",
         ].joined(separator: "\n")
     }

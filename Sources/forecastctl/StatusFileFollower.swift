@@ -32,7 +32,7 @@ extension FormatOptions {
     func renderOptions(_ settings: Settings) -> RenderOptions {
         RenderOptions(
             icons: icons, template: template.flatMap { try? Template($0) }, hotCelsius: settings.display.hotCelsius,
-            coldCelsius: settings.display.coldCelsius)
+            coldCelsius: settings.display.coldCelsius, phrases: settings.phrases)
     }
 
     /// Every line of the format (three for i3blocks).

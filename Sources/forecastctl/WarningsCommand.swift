@@ -48,7 +48,7 @@ struct WarningsCommand: ParsableCommand {
             }
             let now = Date()
             guard json else {
-                print(WarningsTable.render(report, now: now))
+                print(WarningsTable.render(report, now: now, phrases: settings.phrases))
                 return
             }
             let inForce = (report.warnings ?? []).filter { $0.isInForce(at: now) }

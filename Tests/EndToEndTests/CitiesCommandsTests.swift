@@ -289,8 +289,8 @@ struct CitiesCommandsTests {
         #expect(lines[0] == "Paris, Île-de-France, FR (paris-fr), 2026-11-21 00:00 to 2026-11-23 00:00")
         #expect(lines[1] == "DAY         READINGS  LOW °C  HIGH °C  FORECAST °C  FORECAST mm  MOSTLY")
         // Nothing was recorded before the 21st, so no forecast for it was issued before it began.
-        #expect(lines[2] == "2026-11-21         8     5.0     12.0            —            —  overcast")
-        #expect(lines[3] == "2026-11-22         8     5.0     12.0     4.0–12.0          2.5  overcast")
+        #expect(lines[2] == "2026-11-21         8     5.0     12.0            —            —  Overcast")
+        #expect(lines[3] == "2026-11-22         8     5.0     12.0     4.0–12.0          2.5  Overcast")
         #expect(lines[5].hasPrefix("temperature    ▁▂▃▄▅▆▇█▁▂▃▄▅▆▇█  5.0–12.0 °C"))
         #expect(lines[6].hasPrefix("precipitation  ·····█··········  max 1.5 mm"))
         #expect(lines[7] == "               2026-11-21 00:00 … 2026-11-22 21:00")

@@ -56,11 +56,11 @@ struct HumanSummaryTests {
 
     @Test("compass points")
     func compass() {
-        #expect(HumanSummary.compassPoint(0) == "N")
-        #expect(HumanSummary.compassPoint(359) == "N")
-        #expect(HumanSummary.compassPoint(90) == "E")
-        #expect(HumanSummary.compassPoint(202.5) == "SSW")
-        #expect(HumanSummary.compassPoint(-90) == "W")
+        #expect(Phrases.english.compassPoint(0) == "N")
+        #expect(Phrases.english.compassPoint(359) == "N")
+        #expect(Phrases.english.compassPoint(90) == "E")
+        #expect(Phrases.english.compassPoint(202.5) == "SSW")
+        #expect(Phrases.english.compassPoint(-90) == "W")
     }
 }
 

@@ -1,0 +1,217 @@
+/// One message of a gettext `.po` file: its context, its English text, and its translations.
+public struct POEntry: Sendable, Hashable {
+    /// `msgctxt`, nil when the entry has none.
+    public var context: String?
+    /// `msgid`: the English text, the key.
+    public var msgid: String
+    /// `msgid_plural`: the English plural, for entries with plural forms.
+    public var msgidPlural: String?
+    /// `msgstr`, or `msgstr[0]`, `msgstr[1]` … in order.
+    public var msgstr: [String]
+    /// Marked `#, fuzzy`: a guess msgmerge made, not a translation; never used at run time.
+    public var isFuzzy: Bool
+    /// The `#.` comments (for translators), joined by newlines.
+    public var extractedComment: String
+    /// The line of the file where the entry starts, counting from 1.
+    public var line: Int
+
+    /// The key a catalogue looks the entry up by: gettext's `context EOT msgid`.
+    public var key: String { POEntry.key(context: context, msgid: msgid) }
+
+    static func key(context: String?, msgid: String) -> String {
+        context.map { $0 + "\u{4}" + msgid } ?? msgid
+    }
+}
+
+/// A `.po` file that cannot be read: where, and what is wrong.
+public struct POError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The line, counting from 1.
+    public var line: Int
+    public var message: String
+
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// Reads gettext's `.po` format (the GNU gettext manual, "The Format of PO Files"): comments, `msgctxt`,
+/// `msgid`, `msgid_plural`, `msgstr[N]`, strings continued over several lines, C escapes; obsolete
+/// entries (`#~`) are skipped.
+public enum POFile {
+    /// The entries of `text`, the header (`msgid ""`) included, in file order.
+    public static func parse(_ text: String) throws(POError) -> [POEntry] {
+        var entries: [POEntry] = []
+        var current: POEntry?
+        // Which string a continuation line ("...") extends.
+        enum Field { case context, msgid, plural, msgstr(Int) }
+        var field: Field?
+        var comments: [String] = []
+        var fuzzy = false
+        var lineNumber = 0
+
+        func finish() {
+            if let entry = current { entries.append(entry) }
+            current = nil
+            field = nil
+        }
+        func startIfNeeded(_ line: Int) {
+            if current == nil {
+                current = POEntry(
+                    context: nil, msgid: "", msgidPlural: nil, msgstr: [], isFuzzy: fuzzy,
+                    extractedComment: comments.joined(separator: "\n"), line: line)
+                comments = []
+                fuzzy = false
+            }
+        }
+        func append(_ string: String, to field: Field) {
+            switch field {
+            case .context:
+                let context = current?.context ?? ""
+                current?.context = context + string
+            case .msgid: current?.msgid += string
+            case .plural:
+                let plural = current?.msgidPlural ?? ""
+                current?.msgidPlural = plural + string
+            case .msgstr(let index): current?.msgstr[index] += string
+            }
+        }
+
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty {
+                if current != nil, !(current?.msgstr.isEmpty ?? true) { finish() }
+                continue
+            }
+            if line.hasPrefix("#") {
+                // A comment after a complete entry starts the next one.
+                if current != nil, !(current?.msgstr.isEmpty ?? true) { finish() }
+                if line.hasPrefix("#~") { continue }
+                if line.hasPrefix("#,") {
+                    let flags = line.dropFirst(2).split(separator: ",").map { $0.trimmingWhitespace() }
+                    if flags.contains("fuzzy") { fuzzy = true }
+                } else if line.hasPrefix("#.") {
+                    comments.append(String(line.dropFirst(2).trimmingWhitespace()))
+                }
+                continue
+            }
+            if line.hasPrefix("\"") {
+                guard let field else { throw POError(line: lineNumber, message: "a string continues nothing") }
+                append(try unquote(line, line: lineNumber), to: field)
+                continue
+            }
+            guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
+                throw POError(line: lineNumber, message: "expected a keyword and a quoted string")
+            }
+            let keyword = line[..<space]
+            let value = try unquote(line[space...].trimmingWhitespace(), line: lineNumber)
+            switch keyword {
+            case "msgctxt":
+                if current != nil { finish() }
+                startIfNeeded(lineNumber)
+                current?.context = value
+                field = .context
+            case "msgid":
+                if current != nil, current?.msgstr.isEmpty == false || current?.msgid.isEmpty == false { finish() }
+                startIfNeeded(lineNumber)
+                current?.msgid = value
+                field = .msgid
+            case "msgid_plural":
+                guard current != nil, case .msgid = field else {
+                    throw POError(line: lineNumber, message: "msgid_plural must follow msgid")
+                }
+                current?.msgidPlural = value
+                field = .plural
+            default:
+                guard current != nil, keyword.hasPrefix("msgstr") else {
+                    throw POError(line: lineNumber, message: "unknown keyword \"\(keyword)\"")
+                }
+                var index = 0
+                if keyword != "msgstr" {
+                    guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"),
+                        let number = Int(keyword.dropFirst(7).dropLast())
+                    else { throw POError(line: lineNumber, message: "unknown keyword \"\(keyword)\"") }
+                    index = number
+                }
+                guard index == current?.msgstr.count else {
+                    throw POError(line: lineNumber, message: "\(keyword) out of order: expected msgstr[\(current?.msgstr.count ?? 0)]")
+                }
+                current?.msgstr.append(value)
+                field = .msgstr(index)
+            }
+        }
+        if current != nil { finish() }
+        for entry in entries where entry.msgstr.isEmpty {
+            throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has no msgstr")
+        }
+        for entry in entries where entry.msgidPlural == nil && entry.msgstr.count != 1 {
+            throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has msgstr[N] but no msgid_plural")
+        }
+        return entries
+    }
+
+    /// The text of a C-style string literal: `"a\"b\n"` → `a"b` + newline.
+    static func unquote(_ literal: some StringProtocol, line: Int) throws(POError) -> String {
+        let characters = Array(literal)
+        guard characters.count >= 2, characters.first == "\"", characters.last == "\"" else {
+            throw POError(line: line, message: "expected a string in double quotes")
+        }
+        var out = ""
+        var index = 1
+        let end = characters.count - 1
+        while index < end {
+            let character = characters[index]
+            if character == "\"" { throw POError(line: line, message: "a double quote inside a string must be written \\\"") }
+            guard character == "\\" else {
+                out.append(character)
+                index += 1
+                continue
+            }
+            guard index + 1 < end else { throw POError(line: line, message: "a string ends with a lone backslash") }
+            let next = characters[index + 1]
+            index += 2
+            switch next {
+            case "n": out.append("\n")
+            case "t": out.append("\t")
+            case "r": out.append("\r")
+            case "\"": out.append("\"")
+            case "\\": out.append("\\")
+            case "a": out.append("\u{7}")
+            case "b": out.append("\u{8}")
+            case "f": out.append("\u{C}")
+            case "v": out.append("\u{B}")
+            case "0"..."7":
+                var value = Int(String(next))!
+                var digits = 1
+                while digits < 3, index < end, let digit = Int(String(characters[index])), digit < 8 {
+                    value = value * 8 + digit
+                    index += 1
+                    digits += 1
+                }
+                out.unicodeScalars.append(Unicode.Scalar(UInt8(truncatingIfNeeded: value)))
+            case "x":
+                var value = 0
+                var digits = 0
+                while index < end, let digit = characters[index].hexDigitValue {
+                    value = value * 16 + digit
+                    index += 1
+                    digits += 1
+                }
+                guard digits > 0, let scalar = Unicode.Scalar(value) else {
+                    throw POError(line: line, message: "\\x needs hexadecimal digits")
+                }
+                out.unicodeScalars.append(scalar)
+            default:
+                throw POError(line: line, message: "unknown escape \\\(next)")
+            }
+        }
+        return out
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> Substring {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" || first == "\r" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text.removeLast() }
+        return text
+    }
+}

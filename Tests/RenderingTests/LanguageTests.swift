@@ -1,0 +1,240 @@
+import Foundation
+import Localization
+import Testing
+
+@testable import ForecastModel
+@testable import Rendering
+
+/// The recorded reports in every language that has a catalogue: no text falls back to English, the JSON
+/// report does not change, and the bars keep their width rules.
+@Suite("Every language")
+struct LanguageTests {
+    /// Every catalogue in Sources/Localization/po, whichever languages exist when the tests run.
+    static let languages = CatalogueLibrary.languages(in: CatalogueLibrary.sourceTreeDirectory).subtracting(["en"])
+        .sorted()
+
+    /// The phrases of `language`, recording each text its catalogue lacks.
+    static func phrases(_ language: String) throws -> (Phrases, MissingTexts) {
+        let catalogue = try CatalogueLibrary.load(language, from: CatalogueLibrary.sourceTreeDirectory).get()
+        let missing = MissingTexts()
+        return (Phrases(Translation(catalogue, recordingMissingTextsIn: missing)), missing)
+    }
+
+    /// The recorded reports and the one with a warning, rain soon and poor air.
+    static func reports() throws -> [(String, Report)] {
+        let alerts = try AlertRenderingTests()
+        var cases = try ReportFixtures.names.map { ($0, try ReportFixtures.report($0)) }
+        cases.append(("day with alerts", alerts.full))
+        var stopping = alerts.full
+        stopping.nowcast?.rainingNow = true
+        cases.append(("rain stopping", stopping))
+        var near = alerts.full
+        near.place?.near = true
+        near.stale = true
+        near.warningsStale = true
+        near.air?.stale = true
+        cases.append(("near, stale", near))
+        return cases
+    }
+
+    /// Everything forecastctl and the bars show of `report`.
+    static func everything(_ report: Report, _ phrases: Phrases) -> [String] {
+        let now = ReportFixtures.now(of: report)
+        var texts = OutputFormat.allCases.map { format in
+            Renderer.render(report, as: format, options: RenderOptions(now: now, phrases: phrases))
+        }
+        let everyField = try? Template(Template.placeholderList.map { "{\($0)}" }.joined(separator: " "))
+        texts.append(
+            Renderer.render(report, as: .template, options: RenderOptions(template: everyField, now: now, phrases: phrases)))
+        texts.append(HumanSummary.render(report, now: now, phrases: phrases))
+        texts.append(ForecastTable.render(report, width: 100, now: now, phrases: phrases))
+        texts.append(ForecastTable.render(report, width: 40, now: now, phrases: phrases))
+        texts.append(WarningsTable.render(report, now: now, phrases: phrases))
+        texts.append(ServiceStatusLine.render(report, now: now, timeZone: TimeZone(identifier: "UTC")!, phrases: phrases))
+        return texts
+    }
+
+    @Test("the reports render with no English fallback", arguments: languages)
+    func noFallback(_ language: String) throws {
+        let (phrases, missing) = try Self.phrases(language)
+        for (_, report) in try Self.reports() {
+            _ = Self.everything(report, phrases)
+            var none = report
+            none.warnings = []
+            _ = WarningsTable.render(none, now: ReportFixtures.now(of: report), phrases: phrases)
+            none.place = nil
+            _ = WarningsTable.render(none, now: ReportFixtures.now(of: report), phrases: phrases)
+        }
+        #expect(missing.all == [], "\(language) showed these in English")
+    }
+
+    @Test("every word the model names is in the catalogue", arguments: languages)
+    func vocabulary(_ language: String) throws {
+        let (phrases, missing) = try Self.phrases(language)
+        _ = ConditionKind.allCases.map(phrases.condition)
+        _ = stride(from: 0.0, to: 360, by: 22.5).map(phrases.compassPoint)
+        _ = (0..<7).map { (phrases.weekday($0), phrases.weekdayAbbreviated($0)) }
+        _ = (1...12).map { (phrases.month($0), phrases.monthAbbreviated($0)) }
+        _ = (0...12).map(phrases.beaufort)
+        _ = Phrases.translatedUnits.map(phrases.unit)
+        _ = [0, 100, 600, 7200, 200_000].map { (phrases.ago(TimeInterval($0)), phrases.duration($0)) }
+        _ = AirQualityCategory.allCases.map(phrases.category) + Pollutant.allCases.map(phrases.pollutant)
+        _ = AQIScale.allCases.map(phrases.scale) + WarningSeverity.allCases.map(phrases.severity)
+        _ = PrecipitationKind.allCases.map(phrases.precipitation) + PrecipitationIntensity.allCases.map(phrases.intensity)
+        _ = ["alder", "birch", "grass", "mugwort", "olive", "ragweed"].map(phrases.plant)
+        _ = [phrases.starts("R", nil, "i"), phrases.starts("R", 5, "i"), phrases.stops("R", nil), phrases.stops("R", 5)]
+        _ = [phrases.continues("R", "t"), phrases.soonStarts(nil), phrases.soonStarts(5), phrases.soonStops(nil)]
+        _ = [phrases.soonStops(10), phrases.moreWarnings(2), phrases.warningsInForce(1), phrases.warningsInForce(3)]
+        _ = [phrases.warningUpgraded("e", "s"), phrases.chance(5), phrases.today(nil), phrases.today("p")]
+        _ = [phrases.dayRange(nil, "1", "2"), phrases.dayRange("c", "1", "2"), phrases.chanceOfPrecipitation(5)]
+        _ = [phrases.openWarning, phrases.warningsUnavailable, phrases.air("c", "s", 1, nil)]
+        #expect(missing.all == [], "\(language) showed these in English")
+    }
+
+    @Test("the JSON report is the same bytes in every language")
+    func jsonIsLocaleFree() throws {
+        for (name, report) in try Self.reports() {
+            let english = Renderer.render(report, as: .json, options: RenderOptions(now: ReportFixtures.now(of: report)))
+            for language in Self.languages {
+                let (phrases, _) = try Self.phrases(language)
+                let text = Renderer.render(
+                    report, as: .json, options: RenderOptions(now: ReportFixtures.now(of: report), phrases: phrases))
+                #expect(text == english, "\(name) in \(language)")
+            }
+        }
+    }
+
+    @Test("bars keep their width rules in every language", arguments: languages)
+    func widths(_ language: String) throws {
+        let (phrases, _) = try Self.phrases(language)
+        for (name, report) in try Self.reports() {
+            let options = RenderOptions(now: ReportFixtures.now(of: report), phrases: phrases)
+            // i3blocks' short text and i3status-rust's short_text are for a crowded bar: a glyph and a number.
+            let short = Renderer.render(report, as: .i3blocks, options: options).split(separator: "\n")[1]
+            #expect(TextWidth.columns(short) <= 24, "\(name) in \(language): i3blocks short text \"\(short)\"")
+            // The bar text itself: the weather, a warning mark and the rain to come.
+            let waybar = Renderer.render(report, as: .waybar, options: options)
+            let object = try #require(JSONSerialization.jsonObject(with: Data(waybar.utf8)) as? [String: Any])
+            let text = try #require(object["text"] as? String)
+            #expect(TextWidth.columns(text) <= 32, "\(name) in \(language): bar text \"\(text)\"")
+            // tmux counts an emoji with U+FE0F as one cell: its line must have none, in any language, and
+            // stay one line.
+            let tmux = Renderer.render(report, as: .tmux, options: options)
+            #expect(!tmux.unicodeScalars.contains { $0.value == 0xFE0F }, "\(name) in \(language): \(tmux)")
+            #expect(!tmux.contains("\n"))
+            // The forecast table (its header, a row per day and the chart's scale; the sentences above it
+            // wrap in the terminal) fits the terminal it was made for.
+            let header = phrases.translation.text("Day", context: "forecast table")
+            for line in ForecastTable.render(report, width: 80, now: options.now, phrases: phrases).split(separator: "\n")
+            where line.hasPrefix(header) || line.contains("█") || line.contains("└") {
+                #expect(TextWidth.columns(line) <= 80, "\(name) in \(language): \(line)")
+            }
+        }
+    }
+
+    /// A few Chinese words, enough for a bar, the rain to come and the forecast table: two columns each.
+    static let chinese = #"""
+        msgid ""
+        msgstr ""
+        "Language: zh_CN\n"
+        "Plural-Forms: nplurals=1; plural=0;\n"
+
+        msgctxt "condition"
+        msgid "Overcast"
+        msgstr "阴"
+
+        msgctxt "condition"
+        msgid "Rain"
+        msgstr "雨"
+
+        msgctxt "condition"
+        msgid "Rain showers"
+        msgstr "阵雨"
+
+        msgctxt "bar"
+        msgid "in {minutes} min"
+        msgid_plural "in {minutes} min"
+        msgstr[0] "{minutes}分钟后"
+
+        msgctxt "day"
+        msgid "Today"
+        msgstr "今天"
+
+        msgctxt "forecast table"
+        msgid "Day"
+        msgstr "日期"
+
+        msgctxt "forecast table"
+        msgid "Sky"
+        msgstr "天气"
+
+        msgctxt "forecast table"
+        msgid "Low"
+        msgstr "最低"
+
+        msgctxt "forecast table"
+        msgid "High"
+        msgstr "最高"
+
+        msgctxt "forecast table"
+        msgid "Temperature ({unit})"
+        msgstr "气温（{unit}）"
+
+        msgctxt "weekday abbreviated"
+        msgid "Tue"
+        msgstr "周二"
+        """#
+
+    @Test("CJK words keep the width rules: short bar texts, and the forecast table's columns line up in cells")
+    func cjkWidths() throws {
+        let phrases = Phrases(Translation(try Catalogue(language: "zh_CN", poText: Self.chinese)))
+        let report = try AlertRenderingTests().full
+        let options = RenderOptions(now: ReportFixtures.now(of: report), phrases: phrases)
+        let bar = Renderer.render(report, as: .i3blocks, options: options).split(separator: "\n")
+        #expect(bar[1].contains("分钟后"), "\(bar[1])")
+        #expect(TextWidth.columns(bar[1]) <= 24, "\(bar[1])")
+        let lines = ForecastTable.render(report, width: 80, now: options.now, phrases: phrases).split(separator: "\n")
+        let header = try #require(lines.firstIndex { $0.hasPrefix("日期") })
+        let scale = try #require(lines.last { $0.contains("└") })
+        let chartStart = TextWidth.columns(scale.prefix { $0 != "└" })
+        // The chart's title starts where the scale does, and each row's chart ends where the scale ends.
+        let title = try #require(lines[header].range(of: "气温"))
+        #expect(TextWidth.columns(lines[header][..<title.lowerBound]) == chartStart, "\(lines[header])\n\(scale)")
+        for row in lines[(header + 1)...] where row.contains("█") {
+            let high = row.split(separator: " ").last ?? ""
+            #expect(TextWidth.columns(row) - high.count - 2 == TextWidth.columns(scale), "\(row)\n\(scale)")
+        }
+        #expect(lines.contains { $0.hasPrefix("今天") && $0.contains("雨") })
+    }
+
+    @Test("Spanish reads as Spanish: conditions, decimal comma, wind, days and the nowcast")
+    func spanish() throws {
+        let (phrases, _) = try Self.phrases("es")
+        let report = try AlertRenderingTests().full
+        let now = ReportFixtures.now(of: report)
+        let summary = HumanSummary.render(report, now: now, phrases: phrases)
+        #expect(summary.contains("Cubierto"), "\(summary)")
+        #expect(summary.contains("Lluvia en 20 min (moderada), hasta las"), "\(summary)")
+        #expect(summary.contains("Calidad del aire regular (ICA europeo 44, sobre todo PM2,5)"), "\(summary)")
+        #expect(summary.contains("Previsión de open-meteo"), "\(summary)")
+        let text = Renderer.render(report, as: .text, options: RenderOptions(now: now, phrases: phrases))
+        #expect(text.contains(","), "\(text)")
+        let table = ForecastTable.render(report, width: 100, now: now, phrases: phrases)
+        #expect(table.contains("Hoy"), "\(table)")
+        #expect(table.contains("Día") && table.contains("Cielo") && table.contains("Temperatura (°C)"), "\(table)")
+        let bar = Renderer.render(report, as: .waybar, options: RenderOptions(now: now, phrases: phrases))
+        #expect(bar.contains("en 20 min"), "\(bar)")
+        #expect(bar.contains("Ahora") == false)
+    }
+
+    @Test("English composed again from the report's fields is the report's own text")
+    func englishRoundTrip() throws {
+        let alerts = try AlertRenderingTests()
+        let report = alerts.full
+        let now = ReportFixtures.now(of: report)
+        let nowcast = try #require(report.nowcast)
+        #expect(nowcast.composedText(phrases: .english, now: now) == nowcast.text)
+        let air = try #require(report.air)
+        #expect(air.composedText(phrases: .english) == air.text)
+    }
+}
