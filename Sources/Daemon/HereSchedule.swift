@@ -124,3 +124,13 @@ struct HereSchedule {
         return []
     }
 }
+
+/// A forecast fetch that is due: where, and why now.
+public struct DueFetch: Sendable, Hashable {
+    public var coordinate: Coordinate
+    /// Passed to the provider chain: it decides which providers in backoff a user's refresh or the
+    /// network's return may ask anyway.
+    public var reason: FetchReason
+    /// Whether a user asked (`forecastctl refresh`).
+    public var forced: Bool { reason == .userAsked }
+}
