@@ -2,13 +2,14 @@ import Foundation
 import History
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps the favourites' readings in the history database and prunes what is older than the retention.
 ///
 /// Pruning runs at start, when the settings change, and at the moment the oldest row passes the retention
 /// (one timer, re-armed after each prune and each reading stored), never on a fixed interval.
 /// The database is opened at the first reading to store, so users without favourites never get one.
-/// SQLite calls block, so they run on a queue of their own, never on the concurrency pool.
+/// SQLite calls go through GRDB's async API (its own queues), never blocking the concurrency pool.
 public struct HistoryService: Service, CustomStringConvertible {
     let state: ForecastState
     let path: String
@@ -26,39 +27,29 @@ public struct HistoryService: Service, CustomStringConvertible {
 
     public var description: String { "HistoryService" }
 
-    /// The database, opened once; its calls are serialised on `queue`.
-    private final class Database: @unchecked Sendable {
-        // Touched only on `queue`; that is what makes the unchecked Sendable sound.
-        private var store: HistoryStore?
+    /// The database, opened once, at the first use that may create it. Reads and writes go through
+    /// GRDB's async API, which runs them on its own queues: no SQLite call blocks the cooperative pool.
+    private final class Database: Sendable {
+        private let store = Mutex<HistoryStore?>(nil)
         private let path: String
-        private let queue = DispatchQueue(label: "forecastd.history")
 
         init(path: String) { self.path = path }
 
-        func run<T: Sendable>(
-            openIfMissing: Bool, _ body: @escaping @Sendable (HistoryStore) throws(HistoryError) -> T
-        ) async throws(HistoryError) -> T? {
-            let result: Result<T?, HistoryError> = await withCheckedContinuation { continuation in
-                queue.async {
-                    do throws(HistoryError) {
-                        if self.store == nil {
-                            guard openIfMissing || FileManager.default.fileExists(atPath: self.path) else {
-                                continuation.resume(returning: .success(nil))
-                                return
-                            }
-                            self.store = try HistoryStore(path: self.path)
-                        }
-                        continuation.resume(returning: .success(try body(self.store!)))
-                    } catch {
-                        continuation.resume(returning: .failure(error))
-                    }
-                }
+        /// The store, opened (and created when `create`) at the first call; nil when there is no file
+        /// and `create` is false.
+        func opened(create: Bool) throws(HistoryError) -> HistoryStore? {
+            try store.withLock { store throws(HistoryError) -> HistoryStore? in
+                if let store { return store }
+                guard create || FileManager.default.fileExists(atPath: path) else { return nil }
+                // Opening checks the schema once: a short blocking step, at the first reading stored.
+                let opened = try HistoryStore(path: path)
+                store = opened
+                return opened
             }
-            return try result.get()
         }
 
         func close() {
-            queue.sync {
+            store.withLock { store in
                 try? store?.close()
                 store = nil
             }
@@ -83,9 +74,8 @@ public struct HistoryService: Service, CustomStringConvertible {
                 }
                 for await reading in state.historyRecords {
                     do throws(HistoryError) {
-                        let outcome = try await database.run(openIfMissing: true) { store throws(HistoryError) in
-                            try store.record(cityID: reading.cityID, forecast: reading.forecast)
-                        }
+                        let outcome = try await database.opened(create: true)?.record(
+                            cityID: reading.cityID, forecast: reading.forecast)
                         logger.debug(
                             "Stored a favourite's reading.",
                             metadata: ["city": "\(reading.cityID)", "outcome": "\(String(describing: outcome))"])
@@ -110,10 +100,8 @@ public struct HistoryService: Service, CustomStringConvertible {
     private func nextPrune(_ database: Database) async -> Date? {
         let days = await retentionDays()
         do throws(HistoryError) {
-            let oldest = try await database.run(openIfMissing: false) { store throws(HistoryError) in
-                try store.oldestRecord()
-            }
-            return (oldest ?? nil).map { $0.addingTimeInterval(TimeInterval(days) * 86_400 + 1) }
+            let oldest = try await database.opened(create: false)?.oldestRecord()
+            return oldest.map { $0.addingTimeInterval(TimeInterval(days) * 86_400 + 1) }
         } catch {
             logger.warning(
                 "The history's oldest row could not be read; pruning waits for the next reading or settings change.",
@@ -125,9 +113,7 @@ public struct HistoryService: Service, CustomStringConvertible {
     private func prune(_ database: Database) async {
         let days = await retentionDays()
         do throws(HistoryError) {
-            if let outcome = try await database.run(openIfMissing: false, { store throws(HistoryError) in
-                try store.prune(retentionDays: days)
-            }) {
+            if let outcome = try await database.opened(create: false)?.prune(retentionDays: days) {
                 logger.debug("Pruned the history.", metadata: ["retention_days": "\(days)", "outcome": "\(String(describing: outcome))"])
             }
         } catch {

@@ -90,18 +90,16 @@ public struct ForecastService: Service, CustomStringConvertible {
                     return chain
                 }
                 for await _ in state.refreshRequests {
-                    while let (target, forced, liftBackoff) = await state.takeDueFetch(), !Task.isCancelled {
+                    while let due = await state.takeDueFetch(), !Task.isCancelled {
                         let provider = await currentChain()
-                        // A user asked (`forecastctl refresh`): providers the chain left alone by its own
-                        // backoff are asked again, so a refresh right after the network returns recovers
-                        // at once instead of failing with "not asked again before …" for up to 30 minutes.
-                        // A provider's own Retry-After still holds. The same when the network came back.
-                        if liftBackoff { await provider.liftOwnBackoff() }
+                        // The reason lets a user's refresh, or the network's return, ask providers the
+                        // chain's backoff would skip; a provider's own Retry-After still holds.
                         do throws(ProviderError) {
-                            let forecast = try await provider.forecast(for: target)
-                            await state.forecastSucceeded(forecast, for: target)
+                            let forecast = try await provider.forecast(for: due.coordinate, reason: due.reason)
+                            await state.forecastSucceeded(forecast, for: due.coordinate)
                         } catch {
-                            await state.forecastFailed(error, for: target, forced: forced)
+                            await state.forecastFailed(
+                                error, for: due.coordinate, forced: due.forced, retryAt: await provider.nextAttempt())
                         }
                     }
                     // Then the listed cities, one request each, only those whose forecast is due.
@@ -111,7 +109,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                             let forecast = try await provider.forecast(for: city.coordinate)
                             await state.cityForecastSucceeded(forecast, id: city.id)
                         } catch {
-                            await state.cityForecastFailed(error, id: city.id)
+                            await state.cityForecastFailed(error, id: city.id, retryAt: await provider.nextAttempt())
                         }
                     }
                 }

@@ -97,7 +97,7 @@ public struct StatusFileService: Service, CustomStringConvertible {
         // A new report, or the retry after a failed write: either means "write the report now".
         let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let reports = Task { [state] in
-            for await _ in await state.subscribe() { continuation.yield() }
+            for await _ in state.published.updates() { continuation.yield() }
             continuation.finish()
         }
         var retry: Task<Void, Never>?
@@ -106,8 +106,8 @@ public struct StatusFileService: Service, CustomStringConvertible {
             retry?.cancel()
         }
         for await _ in attempts.cancelOnGracefulShutdown() {
-            // The line the state already encoded once for every reader.
-            let problem = writer.write(await state.reportLine, logger: logger)
+            // The newest published line, encoded once for every reader (the socket answers the same).
+            let problem = writer.write(state.published.value.line, logger: logger)
             await state.setStorageProblem("status file " + path, message: problem)
             retry?.cancel()
             retry = nil
@@ -158,7 +158,7 @@ public struct StatusFilesService: Service, CustomStringConvertible {
         let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await _ in await state.subscribe() { continuation.yield() }
+                for await _ in state.published.updates() { continuation.yield() }
             }
             group.addTask {
                 for await _ in await state.configurationUpdates() { continuation.yield() }

@@ -84,10 +84,10 @@ public final class HistoryStore: Sendable {
     /// A reading already recorded (same city, observation time and provider) is kept as it was, and so
     /// is a day already recorded for the same issue time: recording the same forecast twice adds nothing.
     @discardableResult
-    public func record(cityID: String, forecast: Forecast) throws(HistoryError) -> HistoryRecordOutcome {
+    public func record(cityID: String, forecast: Forecast) async throws(HistoryError) -> HistoryRecordOutcome {
         let reading = HistoryReading(cityID: cityID, forecast: forecast)
         let days = IssuedForecastDay.days(cityID: cityID, forecast: forecast)
-        return try write { db in
+        return try await write { db in
             var readingAdded = false
             if let reading {
                 try db.execute(sql: Self.insertReading, arguments: Self.arguments(reading))
@@ -104,9 +104,9 @@ public final class HistoryStore: Sendable {
 
     /// Deletes readings observed, and forecast days issued, before `cutoff`.
     @discardableResult
-    public func prune(olderThan cutoff: Date) throws(HistoryError) -> HistoryPruneOutcome {
+    public func prune(olderThan cutoff: Date) async throws(HistoryError) -> HistoryPruneOutcome {
         let seconds = HistoryTime.seconds(cutoff)
-        return try write { db in
+        return try await write { db in
             try db.execute(sql: "DELETE FROM reading WHERE observed_at < ?", arguments: [seconds])
             let readings = db.changesCount
             try db.execute(sql: "DELETE FROM forecast_day WHERE issued_at < ?", arguments: [seconds])
@@ -116,14 +116,14 @@ public final class HistoryStore: Sendable {
 
     /// Deletes what is older than `retentionDays` days before `now`.
     @discardableResult
-    public func prune(retentionDays: Int, now: Date = Date()) throws(HistoryError) -> HistoryPruneOutcome {
-        try prune(olderThan: now.addingTimeInterval(-TimeInterval(retentionDays) * 86_400))
+    public func prune(retentionDays: Int, now: Date = Date()) async throws(HistoryError) -> HistoryPruneOutcome {
+        try await prune(olderThan: now.addingTimeInterval(-TimeInterval(retentionDays) * 86_400))
     }
 
     /// The time of the oldest row that pruning would delete first (a reading's observation or a forecast
     /// day's issue), nil when the history is empty: pruning next falls due when it passes the retention.
-    public func oldestRecord() throws(HistoryError) -> Date? {
-        let seconds = try read { db in
+    public func oldestRecord() async throws(HistoryError) -> Date? {
+        let seconds = try await read { db in
             try Int64.fetchOne(
                 db,
                 sql: "SELECT min(t) FROM (SELECT min(observed_at) AS t FROM reading "
@@ -356,12 +356,22 @@ public final class HistoryStore: Sendable {
 
     // MARK: Access
 
-    private func write<T>(_ body: (Database) throws -> T) throws(HistoryError) -> T {
+    /// Writes in one transaction on GRDB's writer queue: the caller's thread (a task of the cooperative
+    /// pool, in the daemon) waits without blocking.
+    private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
         guard !isReadOnly else { throw HistoryError(path: path, message: "is open for reading only") }
         do {
-            return try pool.write(body)
+            return try await pool.write(body)
         } catch {
             throw HistoryError(path: path, message: "cannot be written: \(Self.describe(error))")
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw HistoryError(path: path, message: "cannot be read: \(Self.describe(error))")
         }
     }
 

@@ -70,6 +70,32 @@ public struct BackoffPolicy: Sendable, Hashable {
     }
 }
 
+/// Why a round of the chain asks now: it decides which providers in backoff are asked anyway.
+///
+/// The chain's backoff is the daemon's one retry policy; these are its only exceptions. A wait a
+/// provider asked for (`Retry-After`, a quota period) or one after refused credentials always holds.
+public enum FetchReason: Sendable, Hashable {
+    /// The forecast is due (or a retry is): providers in backoff are skipped.
+    case due
+    /// A user asked (`forecastctl refresh`): waits the chain chose by itself are passed over, so that
+    /// who has just seen the network come back need not wait out a backoff meant for unattended retries.
+    case userAsked
+    /// The network came back or the machine resumed: providers that failed for want of a connection
+    /// (offline, no answer in time) are asked again; a provider's own refusal (HTTP 429, a server
+    /// error) keeps its wait, since the network's return changes nothing for it.
+    case networkReturned
+
+    /// Whether a provider whose last failure was `error` is asked for this reason despite its backoff.
+    public func asksAgain(after error: ProviderError) -> Bool {
+        guard error.retryAfter == nil, error.rateLimitWindow == nil, error.kind != .auth else { return false }
+        switch self {
+        case .due: return false
+        case .userAsked: return true
+        case .networkReturned: return [.offline, .timeout].contains(error.kind)
+        }
+    }
+}
+
 /// What one round of the chain produced: the forecast of the first provider that served, and why
 /// each provider before it did not.
 public struct ChainOutcome: Sendable {
@@ -167,14 +193,17 @@ public actor ProviderChain: WeatherProvider {
     }
 
     /// Asks the providers in order for the forecast at `coordinate` (rounded first), skipping those in
-    /// backoff, and returns the first forecast with every failure met on the way.
-    public func fetch(for coordinate: Coordinate) async -> ChainOutcome {
+    /// backoff (unless `reason` passes over their wait), and returns the first forecast with every
+    /// failure met on the way.
+    public func fetch(for coordinate: Coordinate, reason: FetchReason = .due) async -> ChainOutcome {
         let rounded = Self.round(coordinate, decimals: coordinatePrecision)
         var outcome = ChainOutcome(
             forecast: nil, coordinate: rounded, failures: [], skipped: [], nextAttempt: nil, errors: [])
         for (index, provider) in providers.enumerated() {
             let started = now()
-            if let until = health[index].backoffUntil, started < until {
+            if let until = health[index].backoffUntil, started < until,
+                !(health[index].lastError.map(reason.asksAgain(after:)) ?? false)
+            {
                 if let lastError = health[index].lastError {
                     outcome.skipped.append(.init(provider: provider.name, until: until, lastError: lastError))
                     outcome.errors.append(
@@ -214,7 +243,12 @@ public actor ProviderChain: WeatherProvider {
     /// `provider.notes`), not in the report's errors: the data is good and fresh, but the user should
     /// know the first choice is failing.
     public func forecast(for coordinate: Coordinate) async throws(ProviderError) -> Forecast {
-        let outcome = await fetch(for: coordinate)
+        try await forecast(for: coordinate, reason: .due)
+    }
+
+    /// ``forecast(for:)`` for a `reason` other than a due forecast.
+    public func forecast(for coordinate: Coordinate, reason: FetchReason) async throws(ProviderError) -> Forecast {
+        let outcome = await fetch(for: coordinate, reason: reason)
         if var forecast = outcome.forecast {
             for error in outcome.errors {
                 forecast.notes.append("Served by \(forecast.provider) because \(error.message).")
@@ -239,19 +273,11 @@ public actor ProviderChain: WeatherProvider {
         }
     }
 
-    /// Lifts the waits the chain chose by itself, so the next round asks those providers again; the
-    /// waits a provider asked for (`Retry-After`, a quota period) and those after refused credentials
-    /// stay. For a refresh a user asked for: who has just seen the network come back must not wait out
-    /// a backoff meant for unattended retries, and a provider that said when to come back is still
-    /// not hammered. Failures are still counted, so a failure after this backs off longer.
-    public func liftOwnBackoff() {
+    /// When a provider may be asked again after a round that got no forecast: the earliest end of a
+    /// backoff. The daemon retries then, and not before (the chain's backoff is its one retry policy).
+    public func nextAttempt() -> Date? {
         let at = now()
-        for index in health.indices {
-            guard let until = health[index].backoffUntil, at < until, let error = health[index].lastError,
-                error.retryAfter == nil, error.rateLimitWindow == nil, error.kind != .auth
-            else { continue }
-            health[index].backoffUntil = nil
-        }
+        return health.compactMap(\.backoffUntil).filter { $0 > at }.min()
     }
 
     private func succeeded(_ index: Int) {

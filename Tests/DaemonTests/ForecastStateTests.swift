@@ -64,7 +64,7 @@ struct ForecastStateTests {
         let state = makeState(configuration(pin: pin, gpsd: false))
         await state.tick()
         #expect(await state.report.location?.source == "pinned")
-        #expect(await state.dueFetch() == pin)
+        #expect(await state.takeDueFetch()?.coordinate == pin)
     }
 
     @Test("with no tick, the timer asks for the refresh when it falls due and turns the report stale on time")
@@ -102,7 +102,8 @@ struct ForecastStateTests {
         #expect(first.forced == false)
         let limited = ProviderError(
             provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429: Too Many Requests", retryAfter: .seconds(3600))
-        await state.forecastFailed(limited, for: pin)
+        // The chain backs the provider off for its Retry-After and says so.
+        await state.forecastFailed(limited, for: pin, retryAt: clock.now.addingTimeInterval(3600))
         #expect(await state.takeDueFetch() == nil)
 
         // A minute later the user asks; the chain does not ask the provider (its Retry-After holds).
@@ -113,7 +114,7 @@ struct ForecastStateTests {
         #expect(forced.forced)
         let skipped = ProviderError(
             provider: "open-meteo", kind: .rateLimited, detail: "not asked again before …", retryAfter: .seconds(3540))
-        await state.forecastFailed(skipped, for: pin, forced: true)
+        await state.forecastFailed(skipped, for: pin, forced: true, retryAt: clock.now.addingTimeInterval(3540))
         let answer = await asked
         #expect(answer.ok == false && answer.message == skipped.message)
         #expect(await state.report.errors.map(\.message) == [limited.message])
@@ -143,7 +144,7 @@ struct ForecastStateTests {
         let report = await state.report
         #expect(report.status == .noLocation)
         #expect(report.errors.first?.message.contains("gpsd is not available (connection refused)") == true)
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
     }
 
     @Test("gpsd still starting: locating, then no_location after the grace period")
@@ -160,61 +161,58 @@ struct ForecastStateTests {
     func refreshRules() async {
         let state = makeState(configuration())
         await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
-        let target = await state.dueFetch()
+        let target = await state.takeDueFetch()?.coordinate
         #expect(target != nil)
         await state.forecastSucceeded(forecast(), for: target!)
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
         #expect(await state.report.status == .ok)
 
         // 1 km away a minute later: same forecast.
         clock.advance(60)
         await state.handle(.fix(gpsdFix(48.9133, 2.3330)))
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
         // 10 km away ten minutes later: a new forecast is due at once.
         clock.advance(600)
         await state.handle(.fix(gpsdFix(48.9943, 2.3330)))
-        #expect(await state.dueFetch() != nil)
+        #expect(await state.takeDueFetch()?.coordinate != nil)
         await state.forecastSucceeded(forecast(), for: Coordinate(latitude: 48.9943, longitude: 2.3330))
         // The refresh interval passes.
         clock.advance(899)
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
         clock.advance(1)
-        #expect(await state.dueFetch() != nil)
+        #expect(await state.takeDueFetch()?.coordinate != nil)
     }
 
-    @Test("a failure keeps the last forecast, marks it stale, and backs off")
+    @Test("a failure keeps the last forecast, marks it stale, and is retried when the provider chain says, not before")
     func failureBackoff() async {
         let state = makeState(configuration())
         await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
         let target = Coordinate(latitude: 48.9043, longitude: 2.3330)
         await state.forecastSucceeded(forecast(), for: target)
         clock.advance(900)
-        await state.forecastFailed(ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 5 s"), for: target)
+        await state.forecastFailed(
+            ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 5 s"), for: target,
+            retryAt: clock.now.addingTimeInterval(30))
         var report = await state.report
         #expect(report.status == .ok)
         #expect(report.current?.temperature == 10)
         #expect(report.stale)
         #expect(report.errors.map(\.kind) == ["timeout"])
 
-        // First retry after 30 s, the next after 60 s more.
+        // The chain's backoff is the one retry policy (its numbers: ProviderChainTests).
         clock.advance(29)
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
         clock.advance(1)
-        #expect(await state.dueFetch() != nil)
-        await state.forecastFailed(ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused"), for: target)
+        #expect(await state.takeDueFetch()?.coordinate != nil)
+        await state.forecastFailed(
+            ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused"), for: target,
+            retryAt: clock.now.addingTimeInterval(60))
         clock.advance(59)
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
         clock.advance(1)
-        #expect(await state.dueFetch() != nil)
-
-        // Offline, the waits stop growing at a minute: the forecast returns within a minute of the network.
-        for _ in 0..<6 {
-            await state.forecastFailed(ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused"), for: target)
-            clock.advance(59)
-            #expect(await state.dueFetch() == nil)
-            clock.advance(1)
-            #expect(await state.dueFetch() != nil)
-        }
+        #expect(await state.takeDueFetch()?.coordinate != nil)
+        // The report shows the latest failure.
+        #expect(await state.report.errors.map(\.kind) == ["offline"])
 
         // Recovery clears the error and the staleness.
         var fresh = forecast()
@@ -256,11 +254,12 @@ struct ForecastStateTests {
         await state.handle(.fix(gpsdFix(48.9043, 2.3330)))
         let target = Coordinate(latitude: 48.9043, longitude: 2.3330)
         await state.forecastFailed(
-            ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600)), for: target)
+            ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600)), for: target,
+            retryAt: clock.now.addingTimeInterval(600))
         clock.advance(599)
-        #expect(await state.dueFetch() == nil)
+        #expect(await state.takeDueFetch()?.coordinate == nil)
         clock.advance(1)
-        #expect(await state.dueFetch() != nil)
+        #expect(await state.takeDueFetch()?.coordinate != nil)
     }
 
     @Test("readers get a new report only when something visible changed")
@@ -420,7 +419,9 @@ struct CityStateTests {
         // Paris fails: its last forecast stays (stale, with the error), and it is not asked again at once.
         let due = await state.dueCityFetch()
         #expect(due?.id == "paris-fr")
-        await state.cityForecastFailed(ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 15 s"), id: "paris-fr")
+        await state.cityForecastFailed(
+            ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 15 s"), id: "paris-fr",
+            retryAt: clock.now.addingTimeInterval(30))
         #expect(await state.dueCityFetch()?.id == "lisbon-pt")
         let city = await state.report.city("Paris")
         #expect(city?.report.current?.temperature == 10)

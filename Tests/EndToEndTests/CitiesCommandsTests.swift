@@ -277,7 +277,7 @@ struct CitiesCommandsTests {
                             date: Timestamps.localDate(time.addingTimeInterval(86_400), utcOffsetSeconds: 0),
                             temperatureMin: 4, temperatureMax: 12, precipitationSum: 2.5)
                     ])
-                try store.record(cityID: "paris-fr", forecast: forecast)
+                try await store.record(cityID: "paris-fr", forecast: forecast)
             }
             try store.close()
         }

@@ -143,8 +143,8 @@ struct FailoverTests {
         #expect(server.requestCount(path: Self.openMeteoPath) == 2)
 
         // Never blank: the last values stay, marked stale, with their age and the typed error. Read at
-        // once on a new connection, as `forecastctl refresh && forecastctl status` would: the socket's
-        // fast path must already show what the refresh did.
+        // once on a new connection, as `forecastctl refresh && forecastctl status` would: the report the
+        // socket answers on its event loop (the state's published value) must already show what the refresh did.
         let stale = try await socketReport(daemon.socketPath)
         #expect(stale.status == .ok)
         #expect(stale.stale == true)

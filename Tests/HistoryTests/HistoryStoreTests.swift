@@ -52,12 +52,12 @@ func refresh(
 @Suite("The history database")
 struct HistoryStoreTests {
     @Test("a refresh is written, survives closing and reopening (a restart), and reads back in canonical units")
-    func writeCloseReopenRead() throws {
+    func writeCloseReopenRead() async throws {
         let directory = try DatabaseDirectory()
         let forecast = refresh(at: noon)
         do {
             let store = try HistoryStore(path: directory.database)
-            let outcome = try store.record(cityID: "paris-fr", forecast: forecast)
+            let outcome = try await store.record(cityID: "paris-fr", forecast: forecast)
             #expect(outcome == HistoryRecordOutcome(readingAdded: true, daysAdded: 3))
             try store.close()
         }
@@ -88,28 +88,28 @@ struct HistoryStoreTests {
         // A reader (forecastctl history) opens it read-only and sees the same.
         let reader = try HistoryStore(path: directory.database, readOnly: true)
         #expect(try reader.readings(cityID: "paris-fr") == readings)
-        #expect(throws: HistoryError(path: directory.database, message: "is open for reading only")) {
-            try reader.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(900)))
+        await #expect(throws: HistoryError(path: directory.database, message: "is open for reading only")) {
+            try await reader.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(900)))
         }
     }
 
     @Test("the same reading recorded twice is one row; a new refresh adds a reading and its days as newly issued")
-    func deduplication() throws {
+    func deduplication() async throws {
         let directory = try DatabaseDirectory()
         let store = try HistoryStore(path: directory.database)
         let forecast = refresh(at: noon)
-        try store.record(cityID: "paris-fr", forecast: forecast)
-        #expect(try store.record(cityID: "paris-fr", forecast: forecast) == HistoryRecordOutcome(readingAdded: false, daysAdded: 0))
+        try await store.record(cityID: "paris-fr", forecast: forecast)
+        #expect(try await store.record(cityID: "paris-fr", forecast: forecast) == HistoryRecordOutcome(readingAdded: false, daysAdded: 0))
 
         // A cached forecast fetched again later still has the same observation: only its days are new.
         var refetched = forecast
         refetched.fetchedAt = noon.addingTimeInterval(300)
-        #expect(try store.record(cityID: "paris-fr", forecast: refetched) == HistoryRecordOutcome(readingAdded: false, daysAdded: 3))
+        #expect(try await store.record(cityID: "paris-fr", forecast: refetched) == HistoryRecordOutcome(readingAdded: false, daysAdded: 3))
 
         // Another provider at the same time is another reading; so is the next refresh.
-        #expect(try store.record(cityID: "paris-fr", forecast: refresh(at: noon, provider: "met-norway")).readingAdded)
-        #expect(try store.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(900))).readingAdded)
-        #expect(try store.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(1800), withCurrent: false)) == HistoryRecordOutcome(readingAdded: false, daysAdded: 3))
+        #expect(try await store.record(cityID: "paris-fr", forecast: refresh(at: noon, provider: "met-norway")).readingAdded)
+        #expect(try await store.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(900))).readingAdded)
+        #expect(try await store.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(1800), withCurrent: false)) == HistoryRecordOutcome(readingAdded: false, daysAdded: 3))
 
         let readings = try store.readings(cityID: "paris-fr")
         #expect(readings.map(\.observedAt) == [noon, noon, noon.addingTimeInterval(900)])
@@ -123,15 +123,15 @@ struct HistoryStoreTests {
     }
 
     @Test("pruning deletes readings observed and days issued before the cutoff, and keeps the rest")
-    func retention() throws {
+    func retention() async throws {
         let directory = try DatabaseDirectory()
         let store = try HistoryStore(path: directory.database)
         let day = 86_400.0
         for age in [400.0, 366, 364, 10, 0] {
-            try store.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(-age * day)))
-            try store.record(cityID: "lyon-fr", forecast: refresh(at: noon.addingTimeInterval(-age * day)))
+            try await store.record(cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(-age * day)))
+            try await store.record(cityID: "lyon-fr", forecast: refresh(at: noon.addingTimeInterval(-age * day)))
         }
-        let outcome = try store.prune(retentionDays: 365, now: noon)
+        let outcome = try await store.prune(retentionDays: 365, now: noon)
         #expect(outcome == HistoryPruneOutcome(readingsDeleted: 4, daysDeleted: 12))
         for city in ["paris-fr", "lyon-fr"] {
             #expect(
@@ -139,11 +139,11 @@ struct HistoryStoreTests {
                     == [364, 10, 0].map { noon.addingTimeInterval(-$0 * day) })
             #expect(try store.issuedDays(cityID: city).count == 9)
         }
-        #expect(try store.prune(olderThan: noon.addingTimeInterval(-364 * day)) == HistoryPruneOutcome(readingsDeleted: 0, daysDeleted: 0))
+        #expect(try await store.prune(olderThan: noon.addingTimeInterval(-364 * day)) == HistoryPruneOutcome(readingsDeleted: 0, daysDeleted: 0))
         // Days are issued when the forecast is fetched, 42 s after its observation.
-        #expect(try store.prune(olderThan: noon.addingTimeInterval(1)) == HistoryPruneOutcome(readingsDeleted: 6, daysDeleted: 12))
+        #expect(try await store.prune(olderThan: noon.addingTimeInterval(1)) == HistoryPruneOutcome(readingsDeleted: 6, daysDeleted: 12))
         #expect(try store.cityIDs() == ["lyon-fr", "paris-fr"])
-        #expect(try store.prune(olderThan: noon.addingTimeInterval(43)) == HistoryPruneOutcome(readingsDeleted: 0, daysDeleted: 6))
+        #expect(try await store.prune(olderThan: noon.addingTimeInterval(43)) == HistoryPruneOutcome(readingsDeleted: 0, daysDeleted: 6))
         #expect(try store.cityIDs().isEmpty)
     }
 
@@ -153,14 +153,16 @@ struct HistoryStoreTests {
         let writer = try HistoryStore(path: directory.database)
         let path = directory.database
         let refreshes = 150
-        // Both sides block on SQLite, so each gets a thread of its own rather than the cooperative pool.
-        async let written: Int = onOwnThread {
+        // The writer goes through GRDB's async API, as the daemon does; the reader (forecastctl) blocks on
+        // SQLite, so it gets a thread of its own rather than the cooperative pool.
+        @Sendable func writeAll() async throws -> Int {
             for index in 0..<refreshes {
-                try writer.record(
+                try await writer.record(
                     cityID: "paris-fr", forecast: refresh(at: noon.addingTimeInterval(Double(index) * 900)))
             }
             return refreshes
         }
+        async let written = writeAll()
         async let observations: [Int] = onOwnThread {
             let reader = try HistoryStore(path: path, readOnly: true)
             var seen: [Int] = []

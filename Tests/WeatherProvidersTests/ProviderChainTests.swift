@@ -224,8 +224,8 @@ struct ProviderChainTests {
         }
     }
 
-    @Test("A user's refresh lifts the chain's own backoff, never a wait the provider asked for")
-    func liftOwnBackoff() async throws {
+    @Test("A user's refresh passes over the chain's own backoff, never a wait the provider asked for")
+    func userAskedPassesOverOwnBackoff() async throws {
         try await withServer { server, client in
             let clock = ManualClock(Self.start)
             let chain = Self.chain(server, client, clock: clock)
@@ -234,21 +234,44 @@ struct ProviderChainTests {
             _ = await chain.fetch(for: Self.berlin)
             #expect(await chain.providerHealth()[0].backoffUntil == Self.start.addingTimeInterval(24))
 
-            // Lifted, but the failure still counts: the next one backs off longer.
-            await chain.liftOwnBackoff()
-            #expect(await chain.providerHealth()[0].backoffUntil == nil)
-            #expect(await chain.providerHealth()[0].consecutiveFailures == 1)
+            // A due round skips it; the network's return does not mend a server error either.
+            _ = await chain.fetch(for: Self.berlin)
+            _ = await chain.fetch(for: Self.berlin, reason: .networkReturned)
+            #expect(server.requestCount(path: Self.openMeteoPath) == 1)
 
-            // Asked again at once; this time it says how long to wait, and that wait stays.
+            // A user's round asks it; this time it says how long to wait, and that wait holds even for a user.
             server.setRoute(
                 path: Self.openMeteoPath,
                 .json(#"{"reason":"Too many concurrent requests","error":true}"#, status: 429, headers: [("Retry-After", "120")]))
-            _ = await chain.fetch(for: Self.berlin)
+            _ = await chain.fetch(for: Self.berlin, reason: .userAsked)
             #expect(server.requestCount(path: Self.openMeteoPath) == 2)
-            await chain.liftOwnBackoff()
+            // The failure still counts: the streak goes on.
+            #expect(await chain.providerHealth()[0].consecutiveFailures == 2)
             #expect(await chain.providerHealth()[0].backoffUntil == Self.start.addingTimeInterval(120))
-            let skipped = await chain.fetch(for: Self.berlin)
+            let skipped = await chain.fetch(for: Self.berlin, reason: .userAsked)
             #expect(skipped.skipped.map(\.provider) == ["open-meteo"])
+            #expect(server.requestCount(path: Self.openMeteoPath) == 2)
+            #expect(await chain.nextAttempt() == Self.start.addingTimeInterval(120))
+        }
+    }
+
+    @Test("The network's return asks again a provider that could not be reached, at once")
+    func networkReturnedAsksUnreachable() async throws {
+        try await withServer { server, client in
+            let clock = ManualClock(Self.start)
+            let chain = Self.chain(server, client, clock: clock, openMeteoTimeout: .milliseconds(200))
+            server.setRoute(path: Self.metPath, try .wrapped(MetNorwayTests.fixture))
+            // No answer in time: the kind of failure a lost network gives. The answer would come long after the
+            // deadline, so a loaded machine that fires the deadline late still sees a timeout.
+            server.setRoute(path: Self.openMeteoPath, try ReplayResponse.fixture(Self.samara).delayed(by: .seconds(30)))
+            let first = await chain.fetch(for: Self.berlin)
+            #expect(first.failures.map(\.kind) == [.timeout])
+            #expect(await chain.nextAttempt() == Self.start.addingTimeInterval(24))
+            server.setRoute(path: Self.openMeteoPath, try .fixture(Self.samara))
+            _ = await chain.fetch(for: Self.berlin)
+            #expect(server.requestCount(path: Self.openMeteoPath) == 1)
+            let back = await chain.fetch(for: Self.berlin, reason: .networkReturned)
+            #expect(back.forecast?.provider == "open-meteo")
             #expect(server.requestCount(path: Self.openMeteoPath) == 2)
         }
     }

@@ -1,0 +1,374 @@
+import ForecastModel
+import Foundation
+import Control
+import Location
+import Logging
+
+/// Where the machine is: what each position source last said, the gpsd jumps held back, the
+/// position saved before a restart, which position the policy chooses of them, and the place it is
+/// named after.
+///
+/// A value with no clock of its own: every judgement takes `now`, so tests set the time.
+struct PositionTracker {
+    /// The position chosen at the last judgement, with the places it is named after.
+    struct Chosen: Equatable {
+        var fix: LocationFix
+        var place: Place?
+        var locality: Place?
+        var isNear: Bool
+    }
+
+    /// The settings the sources and the policy follow.
+    private(set) var configuration: DaemonConfiguration
+    private let places: (any PlaceNaming)?
+    private let logger: Logger
+    /// When the daemon started: the locating grace counts from it, and the pin dates from it.
+    let startedAt: Date
+    /// How long "locating" may last before a missing position counts as "no location".
+    let locatingGrace: TimeInterval
+
+    private var gpsdFix: LocationFix?
+    private var gpsdProblem: String?
+    private var gpsdAnswered = false
+    /// Holds back gpsd positions that would mean an impossible speed until following fixes confirm them.
+    private var jumpFilter: JumpFilter
+    /// The last jump held back, for `locate` and to log each jump once.
+    private var heldJump: (fix: LocationFix, speedKmh: Double)?
+    private var staticFix: LocationFix?
+    private var staticProblem: String?
+    /// Whether the static file has been read since it was configured: until then IP geolocation waits,
+    /// since the file, when there is one, would make asking unnecessary.
+    private var staticAnswered = false
+    private var ipFix: LocationFix?
+    private var ipProblem: String?
+    /// The position saved before the last restart: the last resort when no source knows better.
+    private(set) var savedFix: LocationFix?
+
+    /// The position in use, nil when none is known.
+    private(set) var chosen: Chosen?
+    /// Why it was chosen (or why there is none), for logs, `status` and `locate`.
+    private(set) var reason = ""
+    /// Whether the daemon is still waiting for gpsd's first answer, within its grace.
+    private(set) var locating: Bool
+    /// The position sources that should run now.
+    private(set) var wantedSources: Set<DaemonConfiguration.LocationSourceSpec>
+
+    init(
+        configuration: DaemonConfiguration, places: (any PlaceNaming)?, logger: Logger, startedAt: Date,
+        locatingGrace: TimeInterval
+    ) {
+        self.configuration = configuration
+        self.places = places
+        self.logger = logger
+        self.startedAt = startedAt
+        self.locatingGrace = locatingGrace
+        jumpFilter = JumpFilter(maxSpeedKmh: configuration.maxSpeedKmh)
+        locating = configuration.mode == .auto && configuration.gpsd != nil
+        // gpsd gets its start-up grace before IP geolocation is considered.
+        wantedSources = Self.wantedSources(
+            configuration, chosen: nil, stillLocating: configuration.gpsd != nil || configuration.staticFile != nil)
+    }
+
+    /// Follows new settings: a source whose settings changed starts afresh, one switched off forgets
+    /// its position. Returns whether the position may now be another (a fetch is then due at once).
+    mutating func apply(_ new: DaemonConfiguration) -> Bool {
+        let old = configuration
+        configuration = new
+        if old.gpsd != new.gpsd {
+            gpsdFix = nil
+            gpsdProblem = nil
+            gpsdAnswered = false
+            jumpFilter.reset()
+            heldJump = nil
+        }
+        jumpFilter.maxSpeedKmh = new.maxSpeedKmh
+        if old.staticFile != new.staticFile {
+            staticFix = nil
+            staticProblem = nil
+            staticAnswered = false
+        }
+        if new.ip == nil {
+            // Switched off for privacy: its position goes too.
+            ipFix = nil
+            ipProblem = nil
+        }
+        return old.pin != new.pin || old.mode != new.mode || old.gpsd != new.gpsd || old.staticFile != new.staticFile
+            || (old.ip == nil) != (new.ip == nil) || old.recentFixWindow != new.recentFixWindow
+    }
+
+    /// Takes the position saved before a restart, used until a source knows better.
+    mutating func restore(savedFix fix: LocationFix) {
+        if fix.coordinate.isPlausible { savedFix = fix }
+    }
+
+    /// Takes an event from a position source.
+    mutating func handle(_ event: LocationEvent) {
+        switch (event.source, event) {
+        case (.gpsd, .fix(let fix)):
+            guard fix.coordinate.isPlausible else { return }
+            gpsdProblem = nil
+            gpsdAnswered = true
+            switch jumpFilter.consider(fix) {
+            case .accepted:
+                gpsdFix = fix
+                heldJump = nil
+            case .confirmed:
+                logger.info(
+                    "Following gpsd fixes confirm the jump; using the new position.",
+                    metadata: ["location.latitude": "\(fix.coordinate.latitude)", "location.longitude": "\(fix.coordinate.longitude)"])
+                gpsdFix = fix
+                heldJump = nil
+            case .held(let speed):
+                if heldJump == nil {
+                    logger.warning(
+                        "gpsd reported a position that implies an impossible speed; waiting for following fixes to confirm it.",
+                        metadata: [
+                            "location.latitude": "\(fix.coordinate.latitude)", "location.longitude": "\(fix.coordinate.longitude)",
+                            "speed_kmh": "\(Int(speed))", "max_speed_kmh": "\(Int(jumpFilter.maxSpeedKmh))",
+                        ])
+                }
+                heldJump = (fix, speed)
+            }
+        case (.gpsd, .noFix), (.gpsd, .connected):
+            gpsdAnswered = true
+            if case .connected = event { gpsdProblem = nil }
+        case (.gpsd, .unavailable(_, let reason)):
+            gpsdAnswered = true
+            gpsdProblem = reason
+        case (.staticFile, _) where !staticAnswered:
+            staticAnswered = true
+            handleStaticFile(event)
+        case (.staticFile, _):
+            handleStaticFile(event)
+        case (.ip, .fix(let fix)):
+            ipFix = fix.coordinate.isPlausible ? fix : nil
+            ipProblem = nil
+        case (.ip, .unavailable(_, let reason)):
+            // A failed lookup keeps the last IP position: the address has rarely moved.
+            ipProblem = reason
+        case (.ip, _), (.pinned, _), (.city, _):
+            break
+        }
+    }
+
+    private mutating func handleStaticFile(_ event: LocationEvent) {
+        switch event {
+        case .fix(let fix):
+            staticFix = fix.coordinate.isPlausible ? fix : nil
+            staticProblem = nil
+        case .noFix, .connected:
+            staticFix = nil
+            staticProblem = nil
+        case .unavailable(_, let reason):
+            // The file is there but wrong: its old position goes, since the user meant to change it.
+            logger.warning("The static location file cannot be used.", metadata: ["error": "\(reason)"])
+            staticFix = nil
+            staticProblem = reason
+        }
+    }
+
+    /// Chooses the position at `now` and names its place; works out which sources should run.
+    /// Returns whether the chosen position, its naming or the locating state changed.
+    @discardableResult
+    mutating func judge(now: Date) -> Bool {
+        let before = (chosen, locating)
+        var choice = policy.choose(candidates, now: now)
+        // The saved position stands in for a source, but must not stop IP geolocation from being asked.
+        let sourceChosen = choice.fix
+        if choice.fix == nil, configuration.mode == .auto, let savedFix {
+            choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
+        }
+        if let fix = choice.fix {
+            if isSignificantChange(from: chosen?.fix, to: fix) {
+                if chosen?.fix.source != fix.source {
+                    logger.info(
+                        "Using the position from \(fix.source.rawValue).",
+                        metadata: [
+                            "location.source": "\(fix.source.rawValue)", "location.reason": "\(choice.reason)",
+                            "location.latitude": "\(fix.coordinate.latitude)",
+                            "location.longitude": "\(fix.coordinate.longitude)",
+                        ])
+                }
+                let named = places?.namedPlace(at: fix.coordinate, preferCity: configuration.namesCities)
+                chosen = Chosen(fix: fix, place: named?.place, locality: named?.locality, isNear: named?.isNear ?? false)
+            }
+        } else if chosen != nil {
+            logger.warning("No source knows the position any more.", metadata: ["location.reason": "\(choice.reason)"])
+            chosen = nil
+        }
+        reason = choice.reason
+        locating =
+            chosen == nil && configuration.mode == .auto && configuration.gpsd != nil
+            && gpsdProblem == nil && now.timeIntervalSince(startedAt) < locatingGrace
+        // IP geolocation runs only when nothing better knows the position: a machine with a working
+        // receiver or a static file never tells a service its address.
+        wantedSources = Self.wantedSources(
+            configuration, chosen: sourceChosen,
+            stillLocating: locating || (configuration.staticFile != nil && !staticAnswered))
+        return before.0 != chosen || before.1 != locating
+    }
+
+    /// The moments after which a judgement of the position changes by itself: the locating grace
+    /// ending, gpsd's fix no longer fresh, then no longer recent.
+    var judgementMoments: [Date] {
+        var moments: [Date] = []
+        if locating { moments.append(startedAt.addingTimeInterval(locatingGrace)) }
+        if let fix = gpsdFix, configuration.gpsd != nil, configuration.mode == .auto {
+            moments.append(fix.receivedAt.addingTimeInterval(configuration.maxFixAge))
+            moments.append(fix.receivedAt.addingTimeInterval(configuration.maxFixAge + configuration.recentFixWindow))
+        }
+        return moments
+    }
+
+    /// The report's `no_location` error, when no position is known and the daemon is not still locating.
+    var noLocationError: ReportError? {
+        guard chosen == nil, !locating else { return nil }
+        var reasons: [String] = []
+        if configuration.mode == .auto {
+            if configuration.gpsd == nil {
+                reasons.append("gpsd is switched off")
+            } else if let problem = gpsdProblem {
+                reasons.append("gpsd is not available (\(problem))")
+            } else {
+                reasons.append("gpsd has no fix")
+            }
+        }
+        reasons.append("no pin is set")
+        return ReportError(
+            kind: .noLocation,
+            message: "No position: " + reasons.joined(separator: " and ")
+                + ". Set one with `forecastctl pin LAT,LON` or [location.pin] in the config.")
+    }
+
+    static func wantedSources(
+        _ configuration: DaemonConfiguration, chosen: LocationFix?, stillLocating: Bool
+    ) -> Set<DaemonConfiguration.LocationSourceSpec> {
+        var wanted: Set<DaemonConfiguration.LocationSourceSpec> = []
+        guard configuration.mode == .auto else { return wanted }
+        if let gpsd = configuration.gpsd { wanted.insert(.gpsd(gpsd)) }
+        if let path = configuration.staticFile { wanted.insert(.staticFile(path: path)) }
+        let betterSourceKnows = chosen.map { [.gpsd, .staticFile].contains($0.source) } ?? false
+        if let ip = configuration.ip, !betterSourceKnows, !stillLocating { wanted.insert(.ip(ip)) }
+        return wanted
+    }
+
+    private var policy: LocationPolicy {
+        LocationPolicy(
+            mode: configuration.mode, maxFixAge: .seconds(configuration.maxFixAge),
+            recentFixWindow: .seconds(configuration.recentFixWindow))
+    }
+
+    /// What each source knows now, as far as the settings let it count.
+    private var candidates: LocationPolicy.Candidates {
+        LocationPolicy.Candidates(
+            gpsd: configuration.gpsd == nil ? nil : gpsdFix,
+            staticFile: configuration.staticFile == nil ? nil : staticFix,
+            ip: configuration.ip == nil ? nil : ipFix,
+            pin: configuration.pin.map {
+                LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
+            })
+    }
+
+    /// Small moves of a gpsd position (noise, walking) do not republish the report: every
+    /// republication is a status-file write, and an SD card on a Pi should not get one a second.
+    private func isSignificantChange(from old: LocationFix?, to new: LocationFix) -> Bool {
+        guard let old else { return true }
+        return old.source != new.source || old.label != new.label
+            || old.coordinate.distanceKm(to: new.coordinate) > 0.025
+    }
+
+    /// What every position source says and which one is used, for `forecastctl locate`.
+    func locate(now: Date) -> LocateAnswer {
+        let chosen = self.chosen?.fix
+        let auto = configuration.mode == .auto
+        func age(_ fix: LocationFix) -> Int { max(0, Int(now.timeIntervalSince(fix.receivedAt))) }
+        func entry(_ source: LocationSource, _ fix: LocationFix, _ detail: String) -> LocateSource {
+            LocateSource(
+                source: source.rawValue, state: .position, used: chosen == fix, latitude: fix.coordinate.latitude,
+                longitude: fix.coordinate.longitude, accuracyM: fix.accuracyMeters, ageSeconds: age(fix), detail: detail)
+        }
+        func off(_ source: LocationSource, _ detail: String) -> LocateSource {
+            LocateSource(source: source.rawValue, state: .off, used: false, detail: detail)
+        }
+        var sources: [LocateSource] = []
+
+        // gpsd
+        if !auto {
+            sources.append(off(.gpsd, "not used: the mode is pinned"))
+        } else if let gpsd = configuration.gpsd {
+            var held = ""
+            if let heldJump {
+                held =
+                    "; a jump to \(heldJump.fix.coordinate.latitude), \(heldJump.fix.coordinate.longitude) implying "
+                    + "\(Int(heldJump.speedKmh)) km/h is held back until following fixes confirm it"
+            }
+            if let fix = gpsdFix {
+                let freshness: String
+                switch policy.freshness(ofGPSD: fix, now: now) {
+                case .fresh: freshness = "fresh (max_fix_age_seconds = \(Int(configuration.maxFixAge)))"
+                case .recent: freshness = "no longer fresh but recent (recent_fix_minutes = \(Int(configuration.recentFixWindow / 60)))"
+                case .old, .none: freshness = "too old to use"
+                }
+                let problem = gpsdProblem.map { "; now: \($0)" } ?? ""
+                sources.append(entry(.gpsd, fix, "last fix \(age(fix)) s old, \(freshness)\(problem)\(held)"))
+            } else if let problem = gpsdProblem {
+                sources.append(
+                    LocateSource(source: "gpsd", state: .problem, used: false, detail: "gpsd at \(gpsd.host):\(gpsd.port): \(problem)"))
+            } else {
+                sources.append(
+                    LocateSource(
+                        source: "gpsd", state: .none, used: false,
+                        detail: (gpsdAnswered ? "connected to \(gpsd.host):\(gpsd.port); the receiver has no fix" : "waiting for gpsd at \(gpsd.host):\(gpsd.port)") + held))
+            }
+        } else {
+            sources.append(off(.gpsd, "switched off ([location.gpsd] enabled = false)"))
+        }
+
+        // The static file
+        if !auto {
+            sources.append(off(.staticFile, "not used: the mode is pinned"))
+        } else if let path = configuration.staticFile {
+            if let fix = staticFix {
+                sources.append(entry(.staticFile, fix, "from \(path)"))
+            } else if let problem = staticProblem {
+                sources.append(LocateSource(source: LocationSource.staticFile.rawValue, state: .problem, used: false, detail: problem))
+            } else {
+                sources.append(LocateSource(source: LocationSource.staticFile.rawValue, state: .none, used: false, detail: "there is no \(path)"))
+            }
+        } else {
+            sources.append(off(.staticFile, "switched off (static_file = \"\")"))
+        }
+
+        // IP geolocation
+        let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
+        if !auto {
+            sources.append(off(.ip, "not used: the mode is pinned"))
+        } else if configuration.ip != nil {
+            let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
+            if let fix = ipFix {
+                let problem = ipProblem.map { "; the last lookup failed: \($0)" } ?? ""
+                sources.append(entry(.ip, fix, "city-level, looked up \(LocationPolicy.describe(TimeInterval(age(fix)))) ago\(problem)\(asked)"))
+            } else if let problem = ipProblem {
+                sources.append(LocateSource(source: "ip", state: .problem, used: false, detail: problem + asked))
+            } else {
+                sources.append(
+                    LocateSource(
+                        source: "ip", state: .none, used: false,
+                        detail: ipRunning ? "looking up the network's public address" : "not asked: a better source knows the position"))
+            }
+        } else {
+            sources.append(off(.ip, "switched off ([location.ip] enabled = false)"))
+        }
+
+        // The pin
+        if let pin = candidates.pin {
+            sources.append(entry(.pinned, pin, "[location.pin]" + (pin.label.map { " \"\($0)\"" } ?? "")))
+        } else {
+            sources.append(LocateSource(source: "pinned", state: .none, used: false, detail: "no pin is set"))
+        }
+
+        var chosenName = chosen?.source.rawValue
+        if let chosen, chosen == savedFix, !sources.contains(where: \.used) { chosenName = "saved" }
+        return LocateAnswer(mode: configuration.mode.rawValue, chosen: chosenName, reason: reason, sources: sources)
+    }
+}
