@@ -312,6 +312,25 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Executors
+
+        /// Swift concurrency's executors for the programs: NIO's event loops and the main thread instead of
+        /// libdispatch, whose worker pool wakes the process every second for as long as it runs.
+        .target(
+            name: "Executors",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ExecutorsTests",
+            dependencies: ["Executors", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+
         // MARK: Command lines
 
         /// forecastd's command line: flags, logging, wiring the concrete parts, running.
@@ -346,9 +365,12 @@ let package = Package(
         /// as a link to it, so both share one copy of the Swift runtime, Foundation and ICU (scripts/release).
         .executableTarget(
             name: "forecastd",
-            dependencies: ["ForecastdCommand", "ForecastctlCommands"],
+            dependencies: ["ForecastdCommand", "ForecastctlCommands", "Executors"],
             path: "Sources/Programs/forecastd",
-            swiftSettings: strict
+            // main.swift names the executors (`typealias DefaultExecutorFactory`); Swift 6.3 on Linux emits the
+            // call that installs them only with availability checking off (it judges the hook unavailable on
+            // every Linux runtime). This target is that one file.
+            swiftSettings: strict + [.unsafeFlags(["-Xfrontend", "-disable-availability-checking"])]
         ),
         /// forecastctl on its own, for `swift run forecastctl` and the tests.
         .executableTarget(

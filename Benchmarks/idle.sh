@@ -13,46 +13,19 @@
 #   WINDOW=60 CASES=pinned Benchmarks/idle.sh   one case, a shorter window
 #   BUILD=debug Benchmarks/idle.sh              the debug build in .build/debug
 #   BINARY=/path/to/forecastd Benchmarks/idle.sh   another binary, for comparison
+#   THREADS=1 Benchmarks/idle.sh                each thread's wakeups too, by name
+# (Benchmarks/lib.sh: the binaries, the replay server, the settings, the daemon.)
 #
 # Needs gpsd, gpsd-clients and python3-gps (scripts/deps --test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${BUILD:-release}
+. Benchmarks/lib.sh
 settle=${SETTLE:-10}
 window=${WINDOW:-300}
 cases=${CASES:-pinned gpsd}
-if [ -z "${BINARY:-}" ]; then
-  if [ "$build" = release ]; then
-    swift build -c release --scratch-path .build-release --product forecastd >/dev/null
-    BINARY=.build-release/release/forecastd
-  else
-    BINARY=.build/$build/forecastd
-  fi
-fi
-
-work=$(mktemp -d /tmp/fd-idle.XXXXXX)
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap stop EXIT
-http_port=$((26000 + RANDOM % 5000))
-mkdir -p "$work/www"
-# The recorded days moved to Samara's today (UTC+4), as the tests do: an answer a day old is refused.
-python3 - "$work/www/forecast" <<'PY'
-import datetime, sys
-text = open("Tests/Fixtures/open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json").read()
-today = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=4)).date()
-first = datetime.date(2026, 9, 15)
-for offset in reversed(range(16)):
-    text = text.replace(str(first + datetime.timedelta(days=offset)), str(today + datetime.timedelta(days=offset)))
-open(sys.argv[1], "w").write(text)
-PY
-(cd "$work/www" && exec python3 -m http.server "$http_port" --bind 127.0.0.1 >/dev/null 2>&1) &
-pids+=($!)
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && break; sleep 0.1; done
+bench_workdir idle
+bench_binaries
+bench_serve_forecast
 
 # Per thread, so a thread that ends in the window takes none of the others' count with it.
 snapshot() {
@@ -84,39 +57,20 @@ measure() {
       printf "%-7s %-45s %2d threads: %6d wakeups in %d s = %6.3f a second%s; CPU %.2f s = %.3f %% of a core\n",
         n, l, t, s, w, s / w, per_fix, c / hz, 100 * c / hz / w
     }'
+    # THREADS=1: each thread's share, by name, to tell who wakes.
+    if [ -n "${THREADS:-}" ]; then
+      join -a 2 -e 0 -o 0,2.2,1.2 "$work/before.$pid" "$work/after.$pid" | while read -r tid after before; do
+        printf '          thread %-7s %-16s %6d wakeups\n' "$tid" "$(cat "/proc/$pid/task/$tid/comm" 2>/dev/null || echo ended)" \
+          $((after - before))
+      done
+    fi
   done
 }
 
-start_daemon() { # CASE SETTINGS
-  mkdir -p "$work/$1/run" "$work/$1/state"
-  cat >"$work/$1/forecastd.toml" <<TOML
-[location]
-mode = "$2"
-static_file = ""
-[location.pin]
-latitude = 53.2
-longitude = 50.15
-[location.ip]
-enabled = false
-[location.gpsd]
-enabled = $([ "$2" = auto ] && echo true || echo false)
-port = ${gps_port:-2947}
-[providers]
-order = ["open-meteo"]
-[providers.open_meteo]
-url = "http://127.0.0.1:$http_port/forecast"
-[warnings]
-enabled = false
-[air]
-enabled = false
-[output]
-status_file = "$work/$1/run/report.json"
-socket = "$work/$1/run/forecastd.sock"
-TOML
-  XDG_RUNTIME_DIR="$work/$1/run" XDG_STATE_HOME="$work/$1/state" HOME="$work/$1" "$BINARY" \
-    --config "$work/$1/forecastd.toml" --log-level warning 2>"$work/$1/forecastd.log" &
-  daemon=$!
-  pids+=("$daemon")
+start_daemon() { # CASE MODE
+  BENCH_MODE=$2 BENCH_GPSD=$([ "$2" = auto ] && echo true || echo false) BENCH_GPSD_PORT=$gps_port \
+    bench_settings "$work/$1"
+  bench_start_daemon "$work/$1"
 }
 stop_daemon() { kill "$daemon"; wait "$daemon" 2>/dev/null || true; }
 
@@ -147,8 +101,7 @@ for case in $cases; do
   *) echo "unknown case $case (pinned, gpsd)"; exit 2 ;;
   esac
   sleep "$settle"
-  grep -q '"current"' "$work/$case/run/report.json" \
-    || { echo "no forecast in the report:"; cat "$work/$case/forecastd.log"; exit 1; }
+  bench_wait_forecast "$work/$case"
   if [ "$case" = gpsd ]; then
     grep -q '"source":"gpsd"' "$work/$case/run/report.json" \
       || { echo "no gpsd position in the report:"; cat "$work/$case/run/report.json"; exit 1; }

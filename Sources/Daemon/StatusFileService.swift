@@ -128,6 +128,7 @@ public struct StatusFileService: Service, CustomStringConvertible {
 /// Writes the extra status files (`[[output.files]]`) in their bar formats, following the settings:
 /// a file added in a reload is written at once, a changed one (format, icons, template, or the
 /// `[display]` thresholds) is rewritten at once, a removed one is no longer written (and left in place).
+/// On a graceful stop each file is written once more with the report marked stale.
 public struct StatusFilesService: Service, CustomStringConvertible {
     let state: ForecastState
     let logger: Logger
@@ -183,6 +184,18 @@ public struct StatusFilesService: Service, CustomStringConvertible {
                         Self.render(report, file: file, display: configuration.display), logger: logger)
                     writers[file.path] = writer
                     await state.setStorageProblem("status file " + file.path, message: problem)
+                }
+            }
+            // Stopping: bars that only read these files (tmux, i3status, conky, i3blocks with `cat`) keep the
+            // last weather, marked stale, until the daemon is back; nothing will refresh it now.
+            if let settings {
+                var (report, _) = await state.reportAndConfiguration
+                if report.status == .ok {
+                    report.stale = true
+                    for file in settings.files {
+                        var writer = writers[file.path] ?? StatusFileWriter(path: file.path)
+                        writer.write(Self.render(report, file: file, display: settings.display), logger: logger)
+                    }
                 }
             }
             continuation.finish()

@@ -108,6 +108,11 @@ struct Watch: ParsableCommand {
         let lines = (output.format ?? .text).lineCount
         var follower: StatusFileFollower?
         var last: String?
+        /// How soon to ask again a daemon whose socket is there but that did not serve this watcher (it refused,
+        /// or the socket is a leftover): from 1 s, doubling up to the minute. Nothing in the socket's directory
+        /// changes when such a daemon becomes ready, so inotify cannot say; a socket that is absent is waited for
+        /// on its directory instead.
+        var retry = Duration.seconds(1)
         /// One line per change: a persistent bar block reads one line per update.
         func show(_ text: String) -> Bool {
             let line = lines > 1 ? String(text.prefix { $0 != "\n" }) : text
@@ -119,6 +124,7 @@ struct Watch: ParsableCommand {
             do {
                 let client = try ControlClient(socketPath: path, timeout: .seconds(86_400 * 365))
                 try client.send(output.request("watch").line)
+                retry = .seconds(1)
                 while true {
                     let line = try client.readAnswer()
                     if ControlErrorMessage.decode(line) != nil {
@@ -131,12 +137,17 @@ struct Watch: ParsableCommand {
             } catch let error as ControlClientError {
                 // The daemon is away: its last report, marked stale, until its socket is back. Woken by
                 // a change of the status file or of the socket's directory, and once a minute so that
-                // the age shown stays true.
+                // the age shown stays true; sooner, with backoff, while a socket is there that refused.
                 if follower == nil { follower = StatusFileFollower(statusFile: file.path, socket: path) }
                 let text = file.read().map { output.render($0, settings) } ?? output.unavailableLine(error.description)
                 guard show(text) else { return }
+                var timeout = Duration.seconds(60)
+                if FileManager.default.fileExists(atPath: path) {
+                    timeout = retry
+                    retry = min(retry * 2, .seconds(60))
+                }
                 if let follower {
-                    _ = follower.wait(timeout: .seconds(60))
+                    _ = follower.wait(timeout: timeout)
                 } else {
                     sleep(2)  // no inotify (out of watches): try again a little later
                 }

@@ -142,7 +142,7 @@ struct LiveSettingsTests {
         #expect(rename(path + ".new", path) == 0)
     }
 
-    @Test("[display] thresholds and icons and [[output.files]] (added, changed, removed) apply on reload")
+    @Test("[display] thresholds and icons and [[output.files]] (added, changed, removed) apply on reload; stopping marks the files stale")
     func liveDisplayAndFiles() async throws {
         let server = try await ReplayServer.start()
         let daemon = try await startPinned(server: server)
@@ -205,7 +205,10 @@ struct LiveSettingsTests {
         #expect(contents(removed).contains("°C") && !contents(removed).contains("°F"))
         let last = try await waybar()
         #expect(!last.contains("CLOUD"), "icons back to the default: \(last)")
+        #expect(!contents(kept).contains(#""stale""#), "\(contents(kept))")
         #expect(await daemon.stop() == 0)
+        // Stopped: a bar that only reads the file keeps the last weather, marked stale.
+        #expect(contents(kept).contains(#""stale""#) && contents(kept).contains("°F"), "\(contents(kept))")
         try await server.shutdown()
     }
 

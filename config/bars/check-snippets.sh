@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Runs the bar snippets in this directory against the real programs, headless, with status files made
 # from the reviewed golden outputs in Tests/Fixtures/reports/golden (what forecastd writes for the
-# recorded reports). No daemon and no network are needed.
+# recorded reports); then starts and stops the built daemon under the bars (its lifecycle, below).
 #
-#   config/bars/check-snippets.sh
+#   config/bars/check-snippets.sh                       the daemon from .build/debug
+#   FORECASTD_BIN=.build-release/release config/bars/check-snippets.sh
+#   FORECASTD_BARS_REQUIRED=1 config/bars/check-snippets.sh   a bar that is not installed fails (CI)
 #
-# tmux is required (it is what most users run). i3blocks, i3status and conky are exercised when installed
-# (Debian: apt-get install i3blocks i3status conky-cli) and reported as skipped otherwise; polybar is drawn
-# under Xvfb and Waybar in a headless sway, and their pixels checked, when polybar, xvfb and x11-apps, or
-# waybar, sway and grim, are installed. i3status-rust is not packaged for Debian 12, so its snippet is not run.
+# scripts/deps --bars installs every bar. tmux is required; i3blocks, i3status and conky are run when installed,
+# and so are polybar (drawn under Xvfb, its pixels checked; needs xvfb and x11-apps) and Waybar (in a headless
+# sway, its pixels checked; needs sway and grim). How each is read: tmux through a capture of an outer tmux
+# showing the inner one's status line; i3blocks and i3status through the i3bar protocol they print; conky through
+# its console output; polybar and Waybar through screenshots (colours), and the lines `forecastctl watch` prints
+# to them (text). i3bar itself is not run (its input is what i3blocks and i3status print). i3status-rust is not
+# packaged for Debian 12, so its snippet is not run.
 # Exit status: 0 when every check that ran passed, 1 otherwise.
 set -euo pipefail
 
@@ -19,7 +24,9 @@ work=$(mktemp -d)
 tmux_inner="forecastd-check-inner-$$"
 tmux_outer="forecastd-check-outer-$$"
 
+pids=()
 cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     tmux -L "$tmux_inner" kill-server 2>/dev/null || true
     tmux -L "$tmux_outer" kill-server 2>/dev/null || true
     rm -rf "$work"
@@ -34,7 +41,9 @@ mkdir -p "$status_dir"
 failures=0
 pass() { printf 'ok    %s\n' "$1"; }
 fail() { printf 'FAIL  %s\n' "$1"; failures=$((failures + 1)); }
-skip() { printf 'skip  %s\n' "$1"; }
+skip() {
+    if [[ -n ${FORECASTD_BARS_REQUIRED:-} ]]; then fail "$1"; else printf 'skip  %s\n' "$1"; fi
+}
 
 # Writes a golden output as the daemon writes a status file: the text and a newline.
 publish() { # golden-file status-file
@@ -185,6 +194,7 @@ if command -v polybar >/dev/null && command -v Xvfb >/dev/null && command -v xwd
             || fail "polybar $report: expected text in #$colour and none in #$other, got $hits and $misses pixels"
     done
     kill "$xvfb" 2>/dev/null || true
+    wait "$xvfb" 2>/dev/null || true
 else
     skip "polybar is not installed with Xvfb and xwd (apt-get install polybar xvfb x11-apps)"
 fi
@@ -206,11 +216,12 @@ if command -v sway >/dev/null && command -v waybar >/dev/null && command -v grim
     { echo '{ "layer": "top", "position": "top", "height": 30, "modules-left": ["custom/forecast"],'
       sed -n '/"custom\/forecast": {/,$p' "$here/waybar-module.jsonc"; echo '}'; } > "$wayland/waybar.jsonc"
     { cat "$here/waybar-style.css"
-      printf '\n* { font-family: "DejaVu Sans"; font-size: 14px; }\nwindow#waybar { background: #000000; }\n'; } \
+      printf '\n* { font-family: "DejaVu Sans"; font-size: 14px; }\nwindow#waybar { background: #000000; color: #ffffff; }\n'; } \
         > "$wayland/style.css"
     chmod 644 "$wayland"/*.conf "$wayland"/*.jsonc "$wayland"/*.css
     session=(env XDG_RUNTIME_DIR="$wayland/run" WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1)
     "${as[@]}" "${session[@]}" sway -c "$wayland/sway.conf" >/dev/null 2>&1 &
+    pids+=($!)
     sleep 2
     socket=$(cd "$wayland/run" 2>/dev/null && ls -d wayland-* 2>/dev/null | grep -v lock | head -n 1 || true)
     if [[ -z "$socket" ]]; then
@@ -222,22 +233,200 @@ if command -v sway >/dev/null && command -v waybar >/dev/null && command -v grim
             chmod 755 "$wayland/bin/forecastctl"
             "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" PATH="$wayland/bin:/usr/bin:/bin" \
                 timeout 8 waybar -c "$wayland/waybar.jsonc" -s "$wayland/style.css" >/dev/null 2>&1 &
+            bar=$!
             sleep 3
             "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" grim -t ppm "$wayland/run/shot.ppm" 2>/dev/null || true
-            pkill -f "waybar -c $wayland/waybar.jsonc" 2>/dev/null || true
-            sleep 0.5
+            kill "$bar" 2>/dev/null || true
+            wait "$bar" 2>/dev/null || true
             counts=$(python3 "$here/count-colours.py" "$wayland/run/shot.ppm" "$colour" "$other")
             read -r hits misses <<<"$counts"
             ((hits > 10 && misses == 0)) && pass "Waybar draws the $report module in #$colour ($hits pixels)" \
                 || fail "Waybar $report: expected text in #$colour and none in #$other, got $hits and $misses pixels"
         done
     fi
-    pkill -f "sway -c $wayland/sway.conf" 2>/dev/null || true
+    # sway stays up for the lifecycle checks below; cleanup stops it.
 else
     skip "Waybar is not installed with sway and grim (apt-get install waybar sway grim)"
 fi
 
-skip "i3status-rust: not packaged for Debian 12"
+
+# --- The daemon's lifecycle under the bars ------------------------------------------------------------
+# The built forecastd and forecastctl (FORECASTD_BIN, default .build/debug), pinned, a forecast from a local
+# server replaying a recorded answer, and every bar started before the daemon: not started yet (no status
+# file: the neutral "no data", never "?"), running (the weather), stopped (the last weather, marked stale:
+# "*" after the temperature, or "(stale …)" in the longer formats), started again (the weather, not stale). Checked: the exact lines `forecastctl watch` prints for Waybar,
+# polybar and i3blocks (one watcher each, started first and kept through it all), the status files tmux,
+# i3blocks, i3status and conky read (the snippets' commands and i3status/conky themselves), and the pixels
+# of Waybar and polybar while stopped (grey) and running (not grey).
+bin_dir=${FORECASTD_BIN:-$root/.build/debug}
+if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
+    life="$work/life"
+    mkdir -p "$life/bin" "$life/config/forecastd" "$life/state"
+    ln -s "$(realpath "$bin_dir/forecastd")" "$life/bin/forecastd"
+    ln -s "$(realpath "$bin_dir/forecastctl")" "$life/bin/forecastctl"
+    # shellcheck source=../../Benchmarks/lib.sh
+    . "$root/Benchmarks/lib.sh"
+    scratch=$work
+    work=$life
+    bench_serve_forecast "$root/Tests/Fixtures/open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json" \
+        2026-09-15 4
+    work=$scratch
+    rm -f "$status_dir"/*
+    cat > "$life/config/forecastd/forecastd.toml" <<TOML
+[location]
+mode = "pinned"
+static_file = ""
+[location.pin]
+latitude = 53.2
+longitude = 50.15
+[location.ip]
+enabled = false
+[location.gpsd]
+enabled = false
+[providers]
+order = ["open-meteo"]
+[providers.open_meteo]
+url = "http://127.0.0.1:$http_port/forecast"
+[warnings]
+enabled = false
+[air]
+enabled = false
+[output]
+status_file = "$status_dir/report.json"
+socket = "$status_dir/forecastd.sock"
+[[output.files]]
+path = "$status_dir/tmux.txt"
+format = "tmux"
+[[output.files]]
+path = "$status_dir/i3blocks.txt"
+format = "i3blocks"
+[[output.files]]
+path = "$status_dir/forecast.txt"
+format = "text"
+TOML
+    export XDG_CONFIG_HOME="$life/config"
+    # As root, the daemon and the Wayland session run as "nobody" (sway refuses root); root reads its files.
+    owner=()
+    if [[ $(id -u) -eq 0 ]]; then
+        owner=(runuser -u nobody --)
+        chmod 755 "$work" "$life" "$life/config" "$life/config/forecastd" "$life/bin"
+        chmod 644 "$life/config/forecastd/forecastd.toml"
+        chown -R nobody "$XDG_RUNTIME_DIR" "$life/state"
+    fi
+    daemon_env=(env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_STATE_HOME="$life/state"
+        HOME="$life" PATH="$life/bin:/usr/bin:/bin")
+    start_daemon() {
+        "${owner[@]}" "${daemon_env[@]}" forecastd --log-level warning 2>>"$life/forecastd.log" &
+        daemon=$!
+        wait_for "grep -c '\"status\":\"ok\"' '$XDG_RUNTIME_DIR/forecastd/report.json'" 15 1 >/dev/null
+    }
+    # runuser passes the TERM on to the daemon and waits for it.
+    stop_daemon() {
+        kill -TERM "$daemon" 2>/dev/null || true
+        wait "$daemon" 2>/dev/null || true
+    }
+    # The watchers a bar runs, started before the daemon; each prints one line per change.
+    for format in waybar polybar i3blocks; do
+        "${owner[@]}" "${daemon_env[@]}" forecastctl watch --format "$format" > "$life/watch.$format" 2>/dev/null &
+        pids+=($!)
+    done
+    # The bars that draw, with the real forecastctl on their PATH.
+    drawn=""
+    if command -v polybar >/dev/null && command -v Xvfb >/dev/null && command -v xwd >/dev/null; then
+        display=":$((90 + RANDOM % 900))"
+        Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
+        pids+=($!)
+        sleep 1
+        { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
+          sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$life/polybar.ini"
+        "${daemon_env[@]}" DISPLAY="$display" polybar -q -c "$life/polybar.ini" check >/dev/null 2>&1 &
+        pids+=($!)
+        drawn+=" polybar"
+    fi
+    if [[ -n "${socket:-}" ]] && command -v waybar >/dev/null; then
+        "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" "${daemon_env[@]}" XDG_RUNTIME_DIR="$wayland/run" \
+            waybar -c "$wayland/waybar.jsonc" -s "$wayland/style.css" >/dev/null 2>&1 &
+        pids+=($!)
+        drawn+=" Waybar"
+    fi
+    # grey_pixels BAR: pixels of the stale grey and of any other text colour in a screenshot of BAR.
+    shot() {
+        case $1 in
+        polybar) DISPLAY="$display" xwd -root -silent > "$life/shot" 2>/dev/null || true ;;
+        Waybar) "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" grim -t ppm "$wayland/run/shot.ppm" 2>/dev/null || true
+            cp "$wayland/run/shot.ppm" "$life/shot" 2>/dev/null || true ;;
+        esac
+        python3 "$here/count-colours.py" "$life/shot" 888888 ffffff
+    }
+    file_bars() { # PHASE: what the file-reading bars show now, one line each
+        local output
+        output=$(PATH="$life/bin:$PATH" bash -c "$(sed -n 's/^command=//p' "$here/i3blocks.conf")" 2>/dev/null | head -n 1)
+        printf 'i3blocks %s\n' "$output"
+        output=$(PATH="$life/bin:$PATH" bash -c 'cat "$XDG_RUNTIME_DIR/forecastd/tmux.txt" 2>/dev/null || forecastctl status --format tmux' 2>/dev/null)
+        printf 'tmux %s\n' "$output"
+        if command -v conky >/dev/null; then
+            output=$(PATH="$life/bin:$PATH" timeout 5 conky -c "$here/conky.conf" -i 1 2>/dev/null | head -n 1 || true)
+            printf 'conky %s\n' "$output"
+        fi
+        if command -v i3status >/dev/null; then
+            output=$(timeout 3 i3status -c "$work/i3status.conf" 2>/dev/null | head -n 1 || true)
+            printf 'i3status %s\n' "$output"
+        fi
+    }
+    check_phase() { # PHASE STALE(yes/no/none)
+        local phase=$1 stale=$2 format line bar counts grey white
+        sleep 3
+        for format in waybar polybar i3blocks; do
+            line=$(tail -n 1 "$life/watch.$format")
+            if [[ -z "$line" || "$line" == *"?"* && "$line" != *"no data"* ]]; then
+                fail "$phase: watch --format $format shows '$line'"
+            elif [[ $stale == none ]]; then
+                [[ "$line" == *"no data"* ]] && pass "$phase: watch --format $format shows '$line'" \
+                    || fail "$phase: watch --format $format: expected 'no data', got '$line'"
+            elif [[ "$line" != *"°C"* ]]; then
+                fail "$phase: watch --format $format shows no weather: '$line'"
+            elif [[ $stale == yes && "$line" != *"°C*"* && "$line" != *"(stale"* ]] \
+                || [[ $stale == no && ( "$line" == *"°C*"* || "$line" == *"(stale"* ) ]]; then
+                fail "$phase: watch --format $format: stale should be $stale, got '$line'"
+            else
+                pass "$phase: watch --format $format shows '${line:0:60}'"
+            fi
+        done
+        while read -r bar line; do
+            if [[ $stale == none ]]; then
+                [[ "$line" != *"°C"* && "$line" != *"?"* && ( "$line" == *"no data"* || "$line" == *"no status file"* ) ]] \
+                    && pass "$phase: $bar shows '$line'" || fail "$phase: $bar: expected 'no data', got '$line'"
+            elif [[ "$line" != *"°C"* ]] || [[ $stale == yes && "$line" != *"°C*"* && "$line" != *"(stale"* ]] \
+                || [[ $stale == no && ( "$line" == *"°C*"* || "$line" == *"(stale"* ) ]]; then
+                fail "$phase: $bar: expected the weather (stale: $stale), got '$line'"
+            else
+                pass "$phase: $bar shows '$line'"
+            fi
+        done < <(file_bars)
+        for bar in $drawn; do
+            read -r grey white <<<"$(shot "$bar")"
+            if [[ $stale == no ]]; then
+                ((grey == 0 && white > 10)) && pass "$phase: $bar draws the weather in white ($white pixels), none grey" \
+                    || fail "$phase: $bar: expected white text and no grey, got $white white and $grey grey pixels"
+            else
+                ((grey > 10 && white == 0)) && pass "$phase: $bar draws it grey ($grey pixels), none white" \
+                    || fail "$phase: $bar: expected grey text and no white, got $grey grey and $white white pixels"
+            fi
+        done
+    }
+    check_phase "not started yet" none
+    start_daemon
+    check_phase "running" no
+    stop_daemon
+    check_phase "stopped" yes
+    start_daemon
+    check_phase "started again" no
+    stop_daemon
+else
+    fail "the daemon's lifecycle: no built forecastd and forecastctl in $bin_dir (swift build, or set FORECASTD_BIN)"
+fi
+
+printf 'skip  %s\n' "i3status-rust: not packaged for Debian 12"
 
 if ((failures > 0)); then
     echo "$failures check(s) failed"

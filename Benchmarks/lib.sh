@@ -1,0 +1,121 @@
+# Start-up shared by the benchmark scripts that run the daemon (idle.sh, memory.sh, watch-churn.sh): the
+# binaries, a scratch directory cleaned on exit, a local HTTP server replaying a recorded Open-Meteo answer, a
+# settings file, the daemon. Sourced, from the repository's root.
+#
+#   BUILD=release (default)   build forecastd and forecastctl into .build-release first, and use them
+#   BUILD=debug               use .build/debug as it is
+#   BINARY=/path/to/forecastd another daemon binary (an older commit's), forecastctl from the build above
+
+# bench_binaries: sets BINARY, and CTL (forecastctl: forecastd started under that name, as the release
+# installs it). Call after bench_workdir.
+bench_binaries() {
+  local build=${BUILD:-release} built
+  if [ "$build" = release ]; then
+    built=.build-release/release
+    [ -n "${BINARY:-}" ] || swift build -c release --scratch-path .build-release --product forecastd >/dev/null
+  else
+    built=.build/$build
+  fi
+  BINARY=${BINARY:-$built/forecastd}
+  CTL="$work/bin/forecastctl"
+  mkdir -p "$work/bin"
+  if [ -x "$built/forecastd" ]; then ln -sf "$(realpath "$built/forecastd")" "$CTL"; else ln -sf "$(realpath "$BINARY")" "$CTL"; fi
+}
+
+# bench_workdir NAME: a scratch directory in $work; every pid added to `pids` is killed on exit.
+bench_workdir() {
+  work=$(mktemp -d "/tmp/fd-$1.XXXXXX")
+  pids=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+
+# bench_serve_forecast [FIXTURE [RECORDED-DAY UTC-OFFSET-HOURS]]: serves the recorded answer at
+# http://127.0.0.1:$http_port/forecast, its days moved to the place's today as the tests do (an answer a day
+# old is refused); a FIXTURE without a day is served as it is. Default: Samara (UTC+4), recorded on 2026-09-15.
+bench_serve_forecast() {
+  local fixture=${1:-Tests/Fixtures/open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json}
+  local day=${2:-} offset=${3:-0}
+  [ $# -eq 0 ] && day=2026-09-15 offset=4
+  http_port=$((26000 + RANDOM % 5000))
+  mkdir -p "$work/www"
+  python3 - "$fixture" "$day" "$offset" "$work/www/forecast" <<'PY'
+import datetime, sys
+fixture, day, offset, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+text = open(fixture).read()
+today = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=offset)).date()
+first = datetime.date.fromisoformat(day) if day else today
+for shift in reversed(range(16 if day else 0)):
+    text = text.replace(str(first + datetime.timedelta(days=shift)), str(today + datetime.timedelta(days=shift)))
+open(out, "w").write(text)
+PY
+  (cd "$work/www" && exec python3 -m http.server "$http_port" --bind 127.0.0.1 >/dev/null 2>&1) &
+  pids+=($!)
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && return; sleep 0.1; done
+  echo "the replay server did not start" >&2
+  return 1
+}
+
+# bench_settings DIR [TOML...]: DIR/forecastd.toml, pinned to Samara (53.2, 50.15; BENCH_PIN="LAT LON NAME"
+# for another place), the forecast from the
+# replay server, no IP geolocation, gpsd, warnings or air quality (each would ask a service outside the
+# machine); the status file and socket in DIR/run. BENCH_MODE (pinned, auto), BENCH_GPSD (true, false) and
+# BENCH_GPSD_PORT change the location; extra lines (tables not written here) are appended.
+bench_settings() {
+  local dir=$1
+  shift
+  mkdir -p "$dir/run" "$dir/state"
+  {
+    cat <<TOML
+[location]
+mode = "${BENCH_MODE:-pinned}"
+static_file = ""
+[location.pin]
+latitude = $(set -- ${BENCH_PIN:-53.2 50.15}; echo "$1")
+longitude = $(set -- ${BENCH_PIN:-53.2 50.15}; echo "$2")
+$(set -- ${BENCH_PIN:-}; [ $# -ge 3 ] && shift 2 && echo "name = \"$*\"")
+[location.ip]
+enabled = false
+[location.gpsd]
+enabled = ${BENCH_GPSD:-false}
+port = ${BENCH_GPSD_PORT:-2947}
+[providers]
+order = ["open-meteo"]
+[providers.open_meteo]
+url = "http://127.0.0.1:$http_port/forecast"
+[warnings]
+enabled = false
+[air]
+enabled = false
+[output]
+status_file = "$dir/run/report.json"
+socket = "$dir/run/forecastd.sock"
+TOML
+    printf '%s\n' "$@"
+  } >"$dir/forecastd.toml"
+}
+
+# bench_start_daemon DIR: runs $BINARY on DIR/forecastd.toml (log in DIR/forecastd.log); sets `daemon`.
+bench_start_daemon() {
+  local dir=$1
+  XDG_RUNTIME_DIR="$dir/run" XDG_STATE_HOME="$dir/state" HOME="$dir" "$BINARY" \
+    --config "$dir/forecastd.toml" --log-level warning 2>"$dir/forecastd.log" &
+  daemon=$!
+  pids+=("$daemon")
+}
+
+# bench_wait_forecast DIR [SECONDS]: waits until the report holds a forecast; fails with the log otherwise.
+bench_wait_forecast() {
+  local dir=$1 seconds=${2:-10}
+  for _ in $(seq $((seconds * 10))); do
+    grep -qs '"current"' "$dir/run/report.json" && return 0
+    sleep 0.1
+  done
+  echo "no forecast in the report:" >&2
+  cat "$dir/run/report.json" "$dir/forecastd.log" >&2 2>/dev/null || true
+  return 1
+}
