@@ -261,8 +261,8 @@ public enum Renderer {
     }
 
     private static func i3blocks(_ facts: ReportFacts) -> String {
-        let short = Escape.oneLine(facts.barText)
-        var full = short
+        let short = Escape.oneLine(facts.compactBarText)
+        var full = Escape.oneLine(facts.barText)
         if facts.report.status == .ok {
             let body = [facts.placeName, facts.glyph, facts.temperatureText].compactMap { $0 }.joined(separator: " ")
             full = Escape.oneLine((body.isEmpty ? facts.barText : body) + facts.staleSuffix + facts.extrasSuffix)

@@ -192,6 +192,13 @@ struct ReportFacts {
     /// The bar text: `☁️ 12°C`, with `*` when stale, `⚠` in front while a warning is in force and the
     /// rain to come after (`☁️ 12°C 🌧️ in 10 min`); the state text when there is no weather.
     var barText: String {
+        guard report.status == .ok else { return compactBarText }
+        return compactBarText + (rainShort.map { " " + $0 } ?? "")
+    }
+
+    /// The bar text without the rain to come (`⚠ ☁️ 12°C*`), for the short texts of crowded bars, which
+    /// must stay short in every language.
+    var compactBarText: String {
         guard report.status == .ok else {
             return [warningMark, stateText].compactMap { $0 }.joined(separator: " ")
         }
@@ -200,7 +207,6 @@ struct ReportFacts {
             ?? [lowText, highText].compactMap { $0 }.joined(separator: " / ").nonEmpty
             ?? options.phrases.translation.text("no data", context: "bar")
         return [warningMark, glyph, value].compactMap { $0 }.joined(separator: " ") + staleMark
-            + (rainShort.map { " " + $0 } ?? "")
     }
 
     var staleMark: String { report.status == .ok && report.stale ? "*" : "" }

@@ -191,8 +191,10 @@ struct LanguageTests {
         let report = try AlertRenderingTests().full
         let options = RenderOptions(now: ReportFixtures.now(of: report), phrases: phrases)
         let bar = Renderer.render(report, as: .i3blocks, options: options).split(separator: "\n")
-        #expect(bar[1].contains("分钟后"), "\(bar[1])")
         #expect(TextWidth.columns(bar[1]) <= 24, "\(bar[1])")
+        // The rain to come, in Chinese, is in the bar text (the short text leaves it out).
+        let polybar = Renderer.render(report, as: .polybar, options: options)
+        #expect(polybar.contains("分钟后"), "\(polybar)")
         let lines = ForecastTable.render(report, width: 80, now: options.now, phrases: phrases).split(separator: "\n")
         let header = try #require(lines.firstIndex { $0.hasPrefix("日期") })
         let scale = try #require(lines.last { $0.contains("└") })
