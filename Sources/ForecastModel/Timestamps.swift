@@ -3,6 +3,15 @@ import Foundation
 /// RFC 3339 timestamps and local ISO 8601 times, without DateFormatter (which is slow,
 /// locale-dependent and not thread-safe to share).
 public enum Timestamps {
+    /// Unix seconds a provider's forecast time can have: 2000-01-01 to 2100-01-01. Anything else is a wrong
+    /// field (an index, a flag, junk), and far enough out it would not even fit the day arithmetic below.
+    public static let plausibleUnixSeconds: ClosedRange<Double> = 946_684_800...4_102_444_800
+
+    /// The date of `seconds` since 1970 when it is a plausible forecast time (see ``plausibleUnixSeconds``).
+    public static func plausibleDate(unixSeconds seconds: Double) -> Date? {
+        plausibleUnixSeconds.contains(seconds) ? Date(timeIntervalSince1970: seconds) : nil
+    }
+
     /// `2026-11-22T05:00:00+01:00` for a date seen at a fixed UTC offset; `Z` when the offset is 0
     /// and `utc` is true.
     public static func rfc3339(_ date: Date, utcOffsetSeconds: Int = 0) -> String {

@@ -221,9 +221,7 @@ public enum OpenMeteoDecoder {
     static func date(_ value: JSONValue, offset: Int) -> Date? {
         switch value {
         case .string(let text): Timestamps.parseLocal(text, utcOffsetSeconds: offset)
-        // Unix seconds outside 2000...2100 are a wrong type (an index, a flag), not a forecast time.
-        case .number(let seconds) where (946_684_800...4_102_444_800).contains(seconds):
-            Date(timeIntervalSince1970: seconds)
+        case .number(let seconds): Timestamps.plausibleDate(unixSeconds: seconds)
         default: nil
         }
     }
@@ -233,8 +231,8 @@ public enum OpenMeteoDecoder {
         switch value {
         case .string(let text):
             text.utf8.count == 10 && Timestamps.parseLocal(text, utcOffsetSeconds: 0) != nil ? text : nil
-        case .number(let seconds) where (946_684_800...4_102_444_800).contains(seconds):
-            Timestamps.localDate(Date(timeIntervalSince1970: seconds), utcOffsetSeconds: offset)
+        case .number(let seconds):
+            Timestamps.plausibleDate(unixSeconds: seconds).map { Timestamps.localDate($0, utcOffsetSeconds: offset) }
         default: nil
         }
     }

@@ -62,8 +62,9 @@ public enum OpenWeatherMapDecoder {
 
         var steps: [(time: Date, entry: JSONValue)] = []
         for entry in forecastJSON?["list"]?.array ?? [] {
-            guard let seconds = entry["dt"]?.double, seconds > 0 else { continue }
-            let time = Date(timeIntervalSince1970: seconds)
+            guard let seconds = entry["dt"]?.double, let time = Timestamps.plausibleDate(unixSeconds: seconds) else {
+                continue
+            }
             guard time > (steps.last?.time ?? .distantPast) else { continue }
             steps.append((time, entry))
         }
@@ -180,8 +181,7 @@ public enum OpenWeatherMapDecoder {
         }
 
         func date(_ value: JSONValue?) -> Date? {
-            guard let seconds = value?.double, seconds > 0 else { return nil }
-            return Date(timeIntervalSince1970: seconds)
+            value?.double.flatMap(Timestamps.plausibleDate(unixSeconds:))
         }
 
         func coordinate(_ value: JSONValue?) -> Coordinate? {

@@ -136,6 +136,19 @@ struct OpenWeatherMapTests {
             ])
     }
 
+    @Test("A time far outside any forecast (sunrise 1.6e95, dt 1e19) is left out, not a crash (found by FuzzOpenWeatherMap)")
+    func implausibleTimes() throws {
+        var text = String(decoding: try Self.data("current-moscow-ru-imperial-lang-ru-vcr.json"), as: UTF8.self)
+        let sunrise = try #require(text.range(of: #""sunrise":\d+"#, options: .regularExpression))
+        text.replaceSubrange(sunrise, with: #""sunrise":1588297549777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777"#)
+        let forecast = try OpenWeatherMapDecoder.decode(
+            current: Array(text.utf8), forecast: Array(#"{"cod":"200","list":[{"dt":1e19,"main":{"temp":50}}]}"#.utf8),
+            units: .imperial, fetchedAt: Date(timeIntervalSince1970: 1_588_339_006))
+        #expect(forecast.current != nil)
+        #expect(forecast.hourly.isEmpty)
+        #expect(forecast.daily.allSatisfy { $0.sunrise.map { Timestamps.plausibleUnixSeconds.contains($0.timeIntervalSince1970) } ?? true })
+    }
+
     @Test("cod is read as a number or a string")
     func codTypes() throws {
         #expect(
