@@ -25,11 +25,27 @@ tmux_inner="forecastd-check-inner-$$"
 tmux_outer="forecastd-check-outer-$$"
 
 pids=()
+# As root, the Wayland session, its bar and the daemon run as "nobody", who must pass through the folders
+# above the build (a clone made by mktemp -d is 0700, as CI's is): those folders are opened for passing
+# (o+x) while the script runs and given back their exact modes at the end.
+opened=()
+if [[ $(id -u) -eq 0 ]]; then
+    dir=$root
+    while [[ $dir != / ]]; do
+        if [[ -n $(find "$dir" -maxdepth 0 ! -perm -o=x) ]]; then
+            opened+=("$(stat -c '%a' "$dir") $dir")
+            chmod o+x "$dir"
+        fi
+        dir=$(dirname "$dir")
+    done
+fi
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     tmux -L "$tmux_inner" kill-server 2>/dev/null || true
     tmux -L "$tmux_outer" kill-server 2>/dev/null || true
     rm -rf "$work"
+    local entry
+    for entry in "${opened[@]}"; do chmod "${entry%% *}" "${entry#* }"; done
 }
 trap cleanup EXIT
 
