@@ -328,10 +328,11 @@ public struct Phrases: Sendable {
         case .offline: text("The weather service cannot be reached (no network).", "error")
         case .timeout: text("The weather service did not answer in time.", "error")
         case .rateLimited: text("The weather service has had too many requests; forecastd asks again later.", "error")
-        case .auth: text("The weather service refused the API key.", "error")
+        case .auth: text("The weather service refused access (API key or identification).", "error")
         case .providerError: text("The weather service answered with an error, or its address is not usable.", "error")
-        case .badResponse: text("The weather service's answer could not be used (incomplete, not a forecast or out of date).", "error")
-        case .state: text("forecastd cannot save a file it keeps; what it holds may be lost on a restart.", "error")
+        case .badResponse:
+            text("The weather service's answer could not be used (incomplete, not a forecast or out of date).", "error")
+        case .state: text("forecastd cannot save one of its files (saved state, history or status file).", "error")
         case .warnings: text("The official warnings could not be read lately; those shown may be out of date.", "error")
         case .air: text("The air quality could not be read lately; the reading shown may be out of date.", "error")
         }
