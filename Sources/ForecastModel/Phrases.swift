@@ -311,6 +311,38 @@ public struct Phrases: Sendable {
     /// `Sun` … `Sat`, Sunday first: the day of a time that is not today.
     public var weekdays: [String] { (0..<7).map(weekdayAbbreviated) }
 
+    // MARK: Errors
+
+    /// What a report error of `kind` (``ErrorKind``'s raw value) means, in one sentence: `The weather
+    /// service cannot be reached (no network).`; nil for a kind this version does not know.
+    ///
+    /// The report's own `message` stays English (the report is locale-free); these sentences are what a
+    /// reader in another language sees instead (``ReportError/text(phrases:)``).
+    public func error(_ kind: String) -> String? {
+        guard let kind = ErrorKind(rawValue: kind) else { return nil }
+        return switch kind {
+        case .config: text("The settings file has a mistake; the last good settings are in force.", "error")
+        case .noLocation:
+            text("The position is unknown: set one with `forecastctl pin LAT,LON` or [location.pin] in the settings.", "error")
+        case .gpsd: text("The GPS receiver's position cannot be read from gpsd.", "error")
+        case .offline: text("The weather service cannot be reached (no network).", "error")
+        case .timeout: text("The weather service did not answer in time.", "error")
+        case .rateLimited: text("The weather service has had too many requests; forecastd asks again later.", "error")
+        case .auth: text("The weather service refused access (API key or identification).", "error")
+        case .providerError: text("The weather service answered with an error, or its address is not usable.", "error")
+        case .badResponse:
+            text("The weather service's answer could not be used (incomplete, not a forecast or out of date).", "error")
+        case .state: text("forecastd cannot save one of its files (saved state, history or status file).", "error")
+        case .warnings: text("The official warnings could not be read lately; those shown may be out of date.", "error")
+        case .air: text("The air quality could not be read lately; the reading shown may be out of date.", "error")
+        }
+    }
+
+    /// `{sentence} ({detail})`: an error's sentence followed by the English detail a reader needs to act on.
+    public func errorWithDetail(_ sentence: String, _ detail: String) -> String {
+        text("{sentence} ({detail})", "error", ["sentence": sentence, "detail": detail])
+    }
+
     // MARK: Notifications
 
     /// `70 % chance`: the chance of precipitation of a rain notification.
@@ -463,5 +495,24 @@ extension ReportAir {
         return phrases.air(
             phrases.category(category), phrases.scale(scale), aqi,
             dominant.flatMap(Pollutant.init(rawValue:)).map(phrases.pollutant))
+    }
+}
+
+extension ReportError {
+    /// The kinds whose English message names what to fix, so a reader in another language still needs it:
+    /// `config` (the file, line and column, and what is allowed), `auth` (which provider refused), `gpsd`
+    /// (the address gpsd is expected at) and `state` (the file that cannot be saved, and why).
+    static let detailedKinds: Set<String> = [
+        ErrorKind.config.rawValue, ErrorKind.auth.rawValue, ErrorKind.gpsd.rawValue, ErrorKind.state.rawValue,
+    ]
+
+    /// The problem in the language of `phrases`: the report's own ``message`` in English; in any other, the
+    /// kind's sentence (``Phrases/error(_:)``), followed by the English message in parentheses where it is
+    /// needed to act (``detailedKinds``). A kind this version does not know keeps its English message.
+    public func text(phrases: Phrases) -> String {
+        guard phrases.language != "en", let sentence = phrases.error(kind) else { return message }
+        guard Self.detailedKinds.contains(kind) else { return sentence }
+        let detail = message.hasSuffix(".") ? String(message.dropLast()) : message
+        return phrases.errorWithDetail(sentence, detail)
     }
 }

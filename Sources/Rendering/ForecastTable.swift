@@ -29,7 +29,7 @@ public enum ForecastTable {
         guard report.status == .ok else {
             lines.append(facts.stateSentence)
             lines += [facts.airLine, facts.pollenLine].compactMap { $0 }
-            lines += report.errors.map { "! " + $0.message }
+            lines += report.errors.map { "! " + $0.text(phrases: phrases) }
             return lines.joined(separator: "\n")
         }
 
@@ -43,7 +43,7 @@ public enum ForecastTable {
                         ["time": $0])
                 } ?? phrases.translation.text("Stale: showing the forecast fetched earlier until a refresh succeeds."))
         }
-        lines += report.errors.map { "! " + $0.message }
+        lines += report.errors.map { "! " + $0.text(phrases: phrases) }
 
         guard !report.daily.isEmpty else {
             lines.append(phrases.translation.text("No daily forecast in this report."))

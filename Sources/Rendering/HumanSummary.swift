@@ -99,7 +99,7 @@ public enum HumanSummary {
         }
 
         for error in report.errors {
-            lines.append("! \(error.message)")
+            lines.append("! " + error.text(phrases: phrases))
         }
         return lines.joined(separator: "\n")
 

@@ -145,7 +145,7 @@ public enum Renderer {
         guard report.status == .ok else {
             lines.append(Escape.pango(facts.stateSentence))
             lines += airLines(facts)
-            lines += report.errors.map { "⚠ " + Escape.pango($0.message) }
+            lines += report.errors.map { "⚠ " + Escape.pango($0.text(phrases: phrases)) }
             return lines.joined(separator: "\n")
         }
 
@@ -207,7 +207,7 @@ public enum Renderer {
 
         if !report.errors.isEmpty {
             lines.append("")
-            lines += report.errors.map { "⚠ " + Escape.pango($0.message) }
+            lines += report.errors.map { "⚠ " + Escape.pango($0.text(phrases: phrases)) }
         }
         if let provider = report.provider {
             lines.append("<small>" + Escape.pango(provider.attribution) + "</small>")

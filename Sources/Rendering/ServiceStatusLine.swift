@@ -18,14 +18,25 @@ public enum ServiceStatusLine {
             translation.text(english, context: "service status", values)
         }
         var parts: [String] = []
-        let problem = report.errors.first { $0.kind != ErrorKind.noLocation.rawValue }.map { firstSentence($0.message) }
+        // In English the line quotes the report's own messages, cut to their first sentence; in another
+        // language it ends with the error's translated sentence, set off as a sentence of its own.
+        let english = phrases.language == "en"
+        let noLocation = report.errors.first { $0.kind == ErrorKind.noLocation.rawValue }
+        var problem = report.errors.first { $0.kind != ErrorKind.noLocation.rawValue }.map { error in
+            english ? firstSentence(error.message) : withoutFullStop(error.text(phrases: phrases))
+        }
 
         switch report.status {
         case .locating:
             parts.append(words("locating: waiting for the first position"))
         case .noLocation:
-            let reason = report.errors.first { $0.kind == ErrorKind.noLocation.rawValue }.map { noLocationReason($0.message) }
-            parts.append(words("no location") + (reason.map { ": " + $0 } ?? ""))
+            if english {
+                let reason = noLocation.map { noLocationReason($0.message) }
+                parts.append(words("no location") + (reason.map { ": " + $0 } ?? ""))
+            } else {
+                parts.append(words("no location"))
+                problem = noLocation.map { withoutFullStop($0.text(phrases: phrases)) } ?? problem
+            }
         case .ok, .noForecast:
             parts.append(placeName(report, phrases: phrases))
             if let temperature = report.current?.temperature {
@@ -40,7 +51,12 @@ public enum ServiceStatusLine {
         }
         if report.stale, report.status == .ok { parts.append(words("stale")) }
         var line = phrases.list(parts)
-        if let problem { line += (report.stale && report.status == .ok ? ": " : "; ") + problem }
+        if let problem {
+            line =
+                english
+                ? line + (report.stale && report.status == .ok ? ": " : "; ") + problem
+                : words("{status}. {problem}", ["status": line, "problem": problem])
+        }
         line = line.split(whereSeparator: \.isNewline).joined(separator: " ")
         if line.count > maxLength { line = String(line.prefix(maxLength - 1)) + "…" }
         return line
@@ -79,6 +95,11 @@ public enum ServiceStatusLine {
             reason = String(reason[colon.upperBound...])
         }
         return reason
+    }
+
+    /// `text` without its closing full stop (`.`, or `。` in Japanese and Chinese).
+    static func withoutFullStop(_ text: String) -> String {
+        text.hasSuffix(".") || text.hasSuffix("。") ? String(text.dropLast()) : text
     }
 
     /// A message up to the end of its first sentence, without the full stop.

@@ -229,6 +229,100 @@ struct LanguageTests {
         #expect(bar.contains("Ahora") == false)
     }
 
+    /// Everything that shows a report's errors, with the errors' lines picked out where the format has others.
+    static func errorViews(_ report: Report, _ phrases: Phrases) throws -> [(String, String)] {
+        let now = ReportFixtures.now(of: report)
+        let waybar = Renderer.render(report, as: .waybar, options: RenderOptions(now: now, phrases: phrases))
+        let object = try #require(JSONSerialization.jsonObject(with: Data(waybar.utf8)) as? [String: Any])
+        return [
+            ("waybar tooltip", try #require(object["tooltip"] as? String)),
+            ("summary", HumanSummary.render(report, now: now, phrases: phrases)),
+            ("forecast table", ForecastTable.render(report, width: 100, now: now, phrases: phrases)),
+            ("status line", ServiceStatusLine.render(report, now: now, timeZone: TimeZone(identifier: "UTC")!, phrases: phrases)),
+        ]
+    }
+
+    /// A settings mistake, as the settings service reports it: its message names the file, line and column.
+    static let configError = ReportError(
+        kind: .config, message: "/home/ana/.config/forecastd/config.toml:4:12: [display] units: \"metrik\" is not "
+            + "one of \"metric\", \"imperial\", \"uk\"; the last good settings stay in force.")
+
+    @Test("a report's errors read in the language, with the English detail only where it is needed to act", arguments: languages)
+    func errorsTranslated(_ language: String) throws {
+        let (phrases, missing) = try Self.phrases(language)
+        var cases = try ["error", "stale", "no_location"].map { ($0, try ReportFixtures.report($0)) }
+        var config = try ReportFixtures.report("stale")
+        config.errors.insert(Self.configError, at: 0)
+        cases.append(("stale with a settings mistake", config))
+        for (name, report) in cases {
+            let first = try #require(report.errors.first)
+            let sentence = try #require(phrases.error(first.kind))
+            #expect(sentence != Phrases.english.error(first.kind), "\(name) in \(language): \(sentence)")
+            let shown = first.text(phrases: phrases)
+            #expect(shown.hasPrefix(sentence))
+            if ReportError.detailedKinds.contains(first.kind) {
+                // The detail names what to fix, so it stays, in English, after the sentence.
+                #expect(shown.contains(String(first.message.dropLast())), "\(name) in \(language): \(shown)")
+            } else {
+                #expect(shown == sentence)
+            }
+            // The status line shows one error (the position's when there is no position), cut to 200
+            // characters; the others show every error in full.
+            let noLocation = report.errors.first { $0.kind == ErrorKind.noLocation.rawValue }
+            let lineError = report.status == .noLocation ? try #require(noLocation) : first
+            let lineSentence = try #require(phrases.error(lineError.kind))
+            for (view, text) in try Self.errorViews(report, phrases) {
+                let expected =
+                    view == "status line" ? ServiceStatusLine.withoutFullStop(lineSentence) : Escape.pango(shown)
+                #expect(text.contains(expected), "\(name) in \(language), \(view): \(text)")
+                #expect(!text.contains(first.message.prefix(24)) || ReportError.detailedKinds.contains(first.kind),
+                    "\(name) in \(language), \(view) shows the English message: \(text)")
+            }
+        }
+        #expect(missing.all == [], "\(language) showed these in English")
+    }
+
+    @Test("every error kind has its sentence in every language; an unknown kind keeps its English message")
+    func everyErrorKind() throws {
+        for kind in ErrorKind.allCases {
+            let english = try #require(Phrases.english.error(kind.rawValue))
+            #expect(english.hasSuffix("."), "\(kind)")
+            for language in Self.languages {
+                let (phrases, missing) = try Self.phrases(language)
+                let sentence = try #require(phrases.error(kind.rawValue))
+                #expect(sentence != english && missing.all == [], "\(kind) in \(language)")
+            }
+        }
+        let (spanish, _) = try Self.phrases("es")
+        #expect(spanish.error("solar_flare") == nil)
+        let unknown = ReportError(kind: .offline, message: "something new happened.")
+        var renamed = unknown
+        renamed.kind = "solar_flare"
+        #expect(renamed.text(phrases: spanish) == "something new happened.")
+        #expect(unknown.text(phrases: spanish) == "No se puede acceder al servicio meteorológico (sin red).")
+        // English shows the report's own message, whatever the kind.
+        #expect(unknown.text(phrases: .english) == "something new happened.")
+    }
+
+    @Test("Spanish shows the offline and timeout sentences in the tooltip, and a settings mistake with its place")
+    func spanishErrors() throws {
+        let (phrases, _) = try Self.phrases("es")
+        let offline = try ReportFixtures.report("error")
+        let tooltip = try #require(Self.errorViews(offline, phrases).first?.1)
+        #expect(tooltip.contains("⚠ No se puede acceder al servicio meteorológico (sin red)."), "\(tooltip)")
+        #expect(!tooltip.contains("cannot connect"), "\(tooltip)")
+        let stale = try ReportFixtures.report("stale")
+        let table = ForecastTable.render(stale, width: 100, now: ReportFixtures.now(of: stale), phrases: phrases)
+        #expect(table.contains("! El servicio meteorológico no ha respondido a tiempo."), "\(table)")
+        var config = stale
+        config.errors = [Self.configError]
+        let summary = HumanSummary.render(config, now: ReportFixtures.now(of: config), phrases: phrases)
+        #expect(
+            summary.contains(
+                "! El archivo de ajustes tiene un error; siguen en vigor los últimos ajustes válidos. "
+                    + "(/home/ana/.config/forecastd/config.toml:4:12: [display] units:"), "\(summary)")
+    }
+
     @Test("English composed again from the report's fields is the report's own text")
     func englishRoundTrip() throws {
         let alerts = try AlertRenderingTests()
