@@ -58,7 +58,9 @@ public struct NotificationService: Service, CustomStringConvertible {
                     notifier = current
                     group.addTask { await current.followEvents() }
                 }
-                await current.setPhrases(configuration.display.phrases(logger: logger))
+                var phrases = configuration.display.phrases(logger: logger)
+                phrases.clock = configuration.units.time  // warnings' "until 9:00 PM" on a 12-hour clock
+                await current.setPhrases(phrases)
                 let report = await state.report
                 alarm.arm(await current.update(report))
             }

@@ -11,6 +11,9 @@ import Localization
 public struct Phrases: Sendable {
     /// The catalogue lookups.
     public let translation: Translation
+    /// The clock times of day are written on (`14:50` or `2:50 PM`): the user's `[units] time`, which the
+    /// renderers set from the report's units; 24 hours unless told.
+    public var clock: TimeFormat = .h24
 
     /// The phrases of `translation`'s language.
     public init(_ translation: Translation) {
@@ -380,11 +383,11 @@ public struct Phrases: Sendable {
         return Int(((minutes - 2.5) / 5).rounded(.up)) * 5
     }
 
-    /// `14:30`: the time of day of `date` in `timeZone`, 24-hour clock.
-    public static func timeOfDay(_ date: Date, in timeZone: TimeZone) -> String {
+    /// `14:30` (or `2:30 PM` on a 12-hour ``clock``): the time of day of `date` in `timeZone`.
+    public func timeOfDay(_ date: Date, in timeZone: TimeZone) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
         let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
-        return String(format: "%02d:%02d", secondOfDay / 3600, secondOfDay % 3600 / 60)
+        return clock.clock(hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60)
     }
 }
 
@@ -395,12 +398,12 @@ extension Nowcast {
         let what = phrases.precipitation(kind)
         func minutes(until date: Date) -> Int? { Phrases.roundedMinutes(date.timeIntervalSince(now) / 60) }
         if isOngoing {
-            guard let stopsAt else { return phrases.continues(what, Phrases.timeOfDay(knownUntil, in: timeZone)) }
+            guard let stopsAt else { return phrases.continues(what, phrases.timeOfDay(knownUntil, in: timeZone)) }
             return phrases.stops(what, minutes(until: stopsAt))
         }
         let start = phrases.starts(what, minutes(until: startsAt), phrases.intensity(intensity))
-        guard let stopsAt else { return phrases.lastingPast(start, Phrases.timeOfDay(knownUntil, in: timeZone)) }
-        return phrases.until(start, Phrases.timeOfDay(stopsAt, in: timeZone))
+        guard let stopsAt else { return phrases.lastingPast(start, phrases.timeOfDay(knownUntil, in: timeZone)) }
+        return phrases.until(start, phrases.timeOfDay(stopsAt, in: timeZone))
     }
 }
 
@@ -417,10 +420,10 @@ extension Phrases {
     /// `utcOffsetSeconds` (the position's), or `08:00 UTC` when that is unknown.
     public func localTime(_ date: Date, now: Date, utcOffsetSeconds: Int?) -> String {
         guard let offset = utcOffsetSeconds else {
-            return String(Timestamps.rfc3339(date).dropFirst(11).prefix(5)) + " UTC"
+            return timeOfDay(date, in: TimeZone(secondsFromGMT: 0)!) + " UTC"
         }
         let text = Timestamps.rfc3339(date, utcOffsetSeconds: offset)
-        let clock = String(text.dropFirst(11).prefix(5))
+        let clock = timeOfDay(date, in: TimeZone(secondsFromGMT: offset) ?? TimeZone(secondsFromGMT: 0)!)
         let today = Timestamps.rfc3339(now, utcOffsetSeconds: offset).prefix(10)
         guard text.prefix(10) != today, let day = Timestamps.parseUTC(String(text.prefix(10))) else { return clock }
         return translation.text(
@@ -453,11 +456,11 @@ extension WeatherWarning {
 }
 
 extension ReportNowcast {
-    /// The sentence in the language of `phrases`: the report's own ``text`` in English (the report is
-    /// written in English so that it stays the same whatever the reader's language), composed again from
-    /// the report's fields in any other. `now` is the moment it was judged, the report's `updated_at`.
+    /// The sentence in the language of `phrases`: the report's own ``text`` in English on a 24-hour clock
+    /// (the report is written so, to stay the same whatever the reader's language and clock), composed
+    /// again from the report's fields in any other language or on a 12-hour clock. `now` is the moment it was judged, the report's `updated_at`.
     public func text(phrases: Phrases, now: Date) -> String {
-        phrases.language == "en" ? text : composedText(phrases: phrases, now: now) ?? text
+        phrases.language == "en" && phrases.clock == .h24 ? text : composedText(phrases: phrases, now: now) ?? text
     }
 
     /// The sentence composed from the fields, nil when they hold a kind or intensity this version does not know.
@@ -468,8 +471,14 @@ extension ReportNowcast {
         func minutes(_ stamp: String) -> Int? {
             Timestamps.parseUTC(stamp).flatMap { Phrases.roundedMinutes($0.timeIntervalSince(now) / 60) }
         }
-        // The times carry the location's offset: their clock is the local time of day.
-        func clock(_ stamp: String) -> String { String(stamp.dropFirst(11).prefix(5)) }
+        // The times carry the location's offset: their clock is the local time of day, on the user's clock.
+        func clock(_ stamp: String) -> String {
+            let local = Array(stamp.dropFirst(11).prefix(5))
+            guard local.count == 5, let hour = Int(String(local[0..<2])), let minute = Int(String(local[3..<5])) else {
+                return String(local)
+            }
+            return phrases.clock.clock(hour: hour, minute: minute)
+        }
         if rainingNow {
             guard let stopsAt else { return phrases.continues(what, clock(knownUntil)) }
             return phrases.stops(what, minutes(stopsAt))

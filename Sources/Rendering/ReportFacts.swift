@@ -10,6 +10,10 @@ struct ReportFacts {
 
     init(_ report: Report, options: RenderOptions, icons: IconSet) {
         self.report = report
+        // Sentences with times of day (the nowcast's "until about 14:50", warnings' "from Tue 08:00") use
+        // the user's clock, which the report's units carry.
+        var options = options
+        options.phrases.clock = report.units.timeFormat
         self.options = options
         self.icons = icons
     }

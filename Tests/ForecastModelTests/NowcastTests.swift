@@ -206,9 +206,13 @@ struct NowcastTests {
         #expect(Phrases.roundedMinutes(17.6) == 20)
         #expect(Phrases.roundedMinutes(20) == 20)
         #expect(Phrases.roundedMinutes(23) == 25)
-        #expect(Phrases.timeOfDay(Self.at(30), in: Self.berlin) == "14:30")
-        #expect(Phrases.timeOfDay(Self.at(30), in: TimeZone(identifier: "America/New_York")!) == "08:30")
-        #expect(Phrases.timeOfDay(Self.at(-13 * 60), in: TimeZone(identifier: "Asia/Kolkata")!) == "04:30")
+        #expect(Phrases.english.timeOfDay(Self.at(30), in: Self.berlin) == "14:30")
+        #expect(Phrases.english.timeOfDay(Self.at(30), in: TimeZone(identifier: "America/New_York")!) == "08:30")
+        #expect(Phrases.english.timeOfDay(Self.at(-13 * 60), in: TimeZone(identifier: "Asia/Kolkata")!) == "04:30")
+        var twelve = Phrases.english
+        twelve.clock = .h12
+        #expect(twelve.timeOfDay(Self.at(30), in: Self.berlin) == "2:30 PM")
+        #expect(twelve.timeOfDay(Self.at(-13 * 60), in: TimeZone(identifier: "Asia/Kolkata")!) == "4:30 AM")
     }
 
     @Test("The next moment to judge again: when rain enters the window, and when the text's minutes change")

@@ -120,6 +120,19 @@ struct AlertRenderingTests {
         #expect(!text.contains("Yellow wind"))
     }
 
+    @Test("On a 12-hour clock the nowcast's and the warnings' times read 2:50 PM, not 14:50")
+    func twelveHourClock() throws {
+        var report = full
+        let text24 = Renderer.render(report, as: .text, options: ReportFixtures.options(for: report))
+        report.units.time = TimeFormat.h12.rawValue
+        let text12 = Renderer.render(report, as: .text, options: ReportFixtures.options(for: report))
+        let tooltip = try #require(try waybar(report)["tooltip"] as? String)
+        let until24 = try #require(text24.range(of: #"until about \d\d:\d\d"#, options: .regularExpression))
+        #expect(!text12.contains(String(text24[until24])), "\(text12)")
+        #expect(text12.range(of: #"until about \d{1,2}:\d\d [AP]M"#, options: .regularExpression) != nil, "\(text12)")
+        #expect(tooltip.range(of: #"until \d{1,2}:\d\d [AP]M"#, options: .regularExpression) != nil, "\(tooltip)")
+    }
+
     @Test("Every line format carries the warning and the rain to come")
     func lineFormats() {
         for format in [OutputFormat.text, .i3blocks, .polybar, .tmux, .i3statusRust] {
