@@ -36,11 +36,12 @@ let package = Package(
     targets: [
         // MARK: The code under test (symlinks to ../../Sources)
 
-        .target(name: "ForecastModel", swiftSettings: strict),
+        .target(name: "Localization", resources: [.copy("po")], swiftSettings: strict),
+        .target(name: "ForecastModel", dependencies: ["Localization"], swiftSettings: strict),
         .target(name: "FileStore", swiftSettings: strict),
         .target(
             name: "Settings",
-            dependencies: ["ForecastModel", "FileStore", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["ForecastModel", "FileStore", "Localization", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
         ),
         .target(name: "Control", dependencies: ["ForecastModel"], swiftSettings: strict),
