@@ -127,7 +127,7 @@ final class FirstRequestDeadline: ChannelInboundHandler, @unchecked Sendable {
         let seconds = timeout.nanoseconds / 1_000_000_000
         let wait = seconds >= 1 ? "\(seconds) s" : "\(timeout.nanoseconds / 1_000_000) ms"
         let message = SocketService.encodeLine(
-            ControlErrorMessage(message: "no request within \(wait) of connecting (send one at once, e.g. report)", closed: true))
+            .error(ControlErrorMessage(message: "no request within \(wait) of connecting (send one at once, e.g. report)", closed: true)))
         deadline = context.eventLoop.scheduleTask(in: timeout) {
             channel.writeAndFlush(message).whenComplete { _ in channel.close(promise: nil) }
         }
