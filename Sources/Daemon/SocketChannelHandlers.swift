@@ -48,7 +48,8 @@ final class EventLoopAnswers: ChannelInboundHandler, @unchecked Sendable {
         if case .text(let text) = request {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { return }
-            if first, trimmed.lowercased() == "report" {
+            // The one request answered without parsing: the plain word alone, `ControlRequest.report` with no options.
+            if first, trimmed.lowercased() == RequestName.report.rawValue {
                 first = false
                 lastWrite = context.writeAndFlush(wrapOutboundOut(published.value.lineBuffer))
                 return
