@@ -29,7 +29,8 @@ public enum ControlReply: Sendable, Hashable {
             switch tag.class {
             case "VERSION": (try? decoder.decode(Greeting.self, from: data)).map(ControlReply.version)
             case "ERROR": (try? decoder.decode(ControlErrorMessage.self, from: data)).map(ControlReply.error)
-            case "SETTINGS", "REFRESH", "RELOAD": (try? decoder.decode(ControlAnswer.self, from: data)).map(ControlReply.outcome)
+            case let word where ControlAnswer.Kind(rawValue: word) != nil:
+                (try? decoder.decode(ControlAnswer.self, from: data)).map(ControlReply.outcome)
             case "STATUS": (try? decoder.decode(DaemonStatus.self, from: data)).map(ControlReply.status)
             case "LOCATE": (try? decoder.decode(LocateAnswer.self, from: data)).map(ControlReply.locate)
             default: nil
@@ -107,6 +108,18 @@ public struct ControlAnswer: Codable, Sendable, Hashable {
         self.class = `class`
         self.ok = ok
         self.message = message
+    }
+
+    /// The classes of answers that say what a request did.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// `units`, `pin`, `unpin`, `mode`, `set`.
+        case settings = "SETTINGS"
+        case refresh = "REFRESH"
+        case reload = "RELOAD"
+    }
+
+    public init(_ kind: Kind, ok: Bool, message: String) {
+        self.init(class: kind.rawValue, ok: ok, message: message)
     }
 }
 

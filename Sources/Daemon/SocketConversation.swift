@@ -150,7 +150,7 @@ extension SocketService {
             // The state publishes the report this refresh made before it answers: `forecastctl refresh
             // && forecastctl report` shows it, whichever path answers the second request.
             let outcome = await state.refreshNow()
-            return .line(line(.outcome(ControlAnswer(class: "REFRESH", ok: outcome.ok, message: outcome.message))))
+            return .line(line(.outcome(ControlAnswer(.refresh, ok: outcome.ok, message: outcome.message))))
         case .status:
             let counts = self.counts
             return .line(line(.status(await state.status(clients: counts.connected, watchers: counts.watching))))
@@ -162,7 +162,7 @@ extension SocketService {
             }
             let outcome = await reload()
             let ok = if case .invalid = outcome { false } else { true }
-            return .line(line(.outcome(ControlAnswer(class: "RELOAD", ok: ok, message: outcome.summary))))
+            return .line(line(.outcome(ControlAnswer(.reload, ok: ok, message: outcome.summary))))
         case .change(let change):
             guard let apply = options.changeSettings else {
                 return .line(line(.error(ControlErrorMessage(message: "\(request.name.rawValue) is not available"))))

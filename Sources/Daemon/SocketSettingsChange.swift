@@ -19,9 +19,9 @@ enum SocketSettingsChange {
             if outcome.edit?.written == true {
                 _ = await reloader.reload(reason: "a \(ControlRequest.change(edit).name.rawValue) request on the socket")
             }
-            return ControlAnswer(class: "SETTINGS", ok: true, message: outcome.message)
+            return ControlAnswer(.settings, ok: true, message: outcome.message)
         } catch {
-            return ControlAnswer(class: "SETTINGS", ok: false, message: error.description)
+            return ControlAnswer(.settings, ok: false, message: error.description)
         }
     }
 }

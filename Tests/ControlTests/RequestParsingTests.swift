@@ -83,6 +83,11 @@ struct RequestParsingTests {
         #expect(ControlReply(line: #"{"schema":1,"status":"ok"}"#) == .report(#"{"schema":1,"status":"ok"}"#))
         #expect(ControlReply(line: #"{"class":"VERSION","proto":1,"release":"0.1.0"}"#) == .version(Greeting(release: "0.1.0", proto: 1)))
         #expect(ControlReply(line: #"{"class":"RELOAD","message":"nothing changed","ok":true}"#) == .outcome(ControlAnswer(class: "RELOAD", ok: true, message: "nothing changed")))
+        for kind in ControlAnswer.Kind.allCases {
+            let outcome = ControlReply.outcome(ControlAnswer(kind, ok: false, message: "m"))
+            #expect(outcome.line == #"{"class":"\#(kind.rawValue)","message":"m","ok":false}"#)
+            #expect(ControlReply(line: outcome.line) == outcome)
+        }
         // A class the protocol has, with members missing, is not mistaken for its answer.
         #expect(ControlReply(line: #"{"class":"STATUS"}"#) == .report(#"{"class":"STATUS"}"#))
         let locate = LocateAnswer(

@@ -77,7 +77,7 @@ struct SocketResponderTests {
         var options = SocketService.Options()
         options.changeSettings = { edit in
             edits.withLockedValue { $0.append(edit) }
-            return ControlAnswer(class: "SETTINGS", ok: true, message: "units: metric → imperial")
+            return ControlAnswer(.settings, ok: true, message: "units: metric → imperial")
         }
         let (service, _) = await service(options: options)
         let refused = await answer(service, "units imperial", privileged: false)
