@@ -60,17 +60,23 @@ PY
   return 1
 }
 
-# bench_settings DIR [TOML...]: DIR/forecastd.toml, pinned to Samara (53.2, 50.15; BENCH_PIN="LAT LON NAME"
-# for another place), the forecast from the
-# replay server, no IP geolocation, gpsd, warnings or air quality (each would ask a service outside the
-# machine); the status file and socket in DIR/run. BENCH_MODE (pinned, auto), BENCH_GPSD (true, false) and
-# BENCH_GPSD_PORT change the location; extra lines (tables not written here) are appended.
+# bench_settings DIR [TOML...]: DIR/forecastd.toml (bench_settings_toml), the status file and socket in DIR/run.
 bench_settings() {
   local dir=$1
   shift
   mkdir -p "$dir/run" "$dir/state"
-  {
-    cat <<TOML
+  bench_settings_toml "$dir/run" "$@" >"$dir/forecastd.toml"
+}
+
+# bench_settings_toml RUN [TOML...]: prints settings pinned to Samara (53.2, 50.15; BENCH_PIN="LAT LON NAME"
+# for another place), the forecast from the replay server, no IP geolocation, gpsd, warnings or air quality
+# (each would ask a service outside the machine); the status file and socket in RUN. BENCH_MODE (pinned, auto),
+# BENCH_GPSD (true, false) and BENCH_GPSD_PORT change the location; extra lines (tables not written here) are
+# appended. Also used by config/bars/check-snippets.sh, so the bars are checked on the settings measured here.
+bench_settings_toml() {
+  local run=$1
+  shift
+  cat <<TOML
 [location]
 mode = "${BENCH_MODE:-pinned}"
 static_file = ""
@@ -92,11 +98,10 @@ enabled = false
 [air]
 enabled = false
 [output]
-status_file = "$dir/run/report.json"
-socket = "$dir/run/forecastd.sock"
+status_file = "$run/report.json"
+socket = "$run/forecastd.sock"
 TOML
-    printf '%s\n' "$@"
-  } >"$dir/forecastd.toml"
+  printf '%s\n' "$@"
 }
 
 # bench_start_daemon DIR: runs $BINARY on DIR/forecastd.toml (log in DIR/forecastd.log); sets `daemon`.

@@ -55,10 +55,10 @@ public final class ControlClient {
             throw ControlClientError(description: "\(socketPath): \(reason)", daemonNotRunning: notRunning)
         }
         let line = try readLine()
-        greeting = try? JSONDecoder().decode(Greeting.self, from: Data(line.utf8))
-        if greeting == nil {
+        guard case .version(let greeting) = ControlReply(line: line) else {
             throw ControlClientError(description: "\(socketPath): unexpected greeting \(line.prefix(80))", daemonNotRunning: false)
         }
+        self.greeting = greeting
     }
 
     deinit {
@@ -82,6 +82,11 @@ public final class ControlClient {
         return try readAnswer()
     }
 
+    /// Sends one request and returns the answer line (``ControlReply/init(line:)`` types it).
+    public func request(_ request: ControlRequest) throws(ControlClientError) -> String {
+        try self.request(request.line)
+    }
+
     /// Reads the next line like ``readLine()``, throwing an `ERROR` the daemon closes the connection after.
     public func readAnswer() throws(ControlClientError) -> String {
         let answer = try readLine()
@@ -90,7 +95,7 @@ public final class ControlClient {
     }
 
     private static func refusal(_ line: String) -> ControlClientError? {
-        guard let error = ControlErrorMessage.decode(line), error.closed == true else { return nil }
+        guard case .error(let error) = ControlReply(line: line), error.closed == true else { return nil }
         return ControlClientError(description: "forecastd refused the connection: \(error.message)", daemonNotRunning: false)
     }
 

@@ -48,7 +48,8 @@ final class EventLoopAnswers: ChannelInboundHandler, @unchecked Sendable {
         if case .text(let text) = request {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { return }
-            if first, trimmed.lowercased() == "report" {
+            // The one request answered without parsing: the plain word alone, `ControlRequest.report` with no options.
+            if first, trimmed.lowercased() == RequestName.report.rawValue {
                 first = false
                 lastWrite = context.writeAndFlush(wrapOutboundOut(published.value.lineBuffer))
                 return
@@ -127,7 +128,7 @@ final class FirstRequestDeadline: ChannelInboundHandler, @unchecked Sendable {
         let seconds = timeout.nanoseconds / 1_000_000_000
         let wait = seconds >= 1 ? "\(seconds) s" : "\(timeout.nanoseconds / 1_000_000) ms"
         let message = SocketService.encodeLine(
-            ControlErrorMessage(message: "no request within \(wait) of connecting (send one at once, e.g. report)", closed: true))
+            .error(ControlErrorMessage(message: "no request within \(wait) of connecting (send one at once, e.g. report)", closed: true)))
         deadline = context.eventLoop.scheduleTask(in: timeout) {
             channel.writeAndFlush(message).whenComplete { _ in channel.close(promise: nil) }
         }

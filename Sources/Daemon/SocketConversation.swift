@@ -35,40 +35,24 @@ extension SocketService {
                         case .tooLong:
                             try await outbound.write(
                                 line(
-                                    ControlErrorMessage(
-                                        message: "request line longer than \(ControlProtocol.maxRequestLength) bytes", closed: true)))
+                                    .error(ControlErrorMessage(
+                                        message: "request line longer than \(ControlProtocol.maxRequestLength) bytes", closed: true))))
                             throw ConnectionClosed()
                         case .text(let text):
                             if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-                            let request: ControlRequest
-                            let renderer: ReportRenderer
-                            do {
-                                request = try ControlRequest.parse(text)
-                                renderer = try ReportRenderer(request, options: options)
-                            } catch {
-                                try await outbound.write(line(ControlErrorMessage(message: "\(error)")))
-                                continue
+                            let channel = connection.channel.channel
+                            let response = await respond(to: text, watching: watchStarted) {
+                                if peer == nil { peer = await Self.peerUser(of: channel) }
+                                return peer?.mayChangeSettings == true
                             }
-                            if ControlProtocol.settingRequests.contains(request.request) {
-                                if peer == nil { peer = await Self.peerUser(of: connection.channel.channel) }
-                            }
-                            if ControlProtocol.settingRequests.contains(request.request), peer?.mayChangeSettings != true {
-                                try await outbound.write(
-                                    line(ControlErrorMessage(
-                                        message: "\"\(request.request)\" changes the daemon; only its own user or root may send it")))
-                                continue
-                            }
-                            if request.request == "watch" {
-                                guard !watchStarted else {
-                                    try await outbound.write(line(ControlErrorMessage(message: "already watching on this connection")))
-                                    continue
-                                }
+                            switch response {
+                            case .line(let answer):
+                                try await outbound.write(answer)
+                            case .watch(let renderer, let city):
                                 watchStarted = true
-                                connections.setWatching(connection.channel.channel)
-                                group.addTask { try await watch(renderer, city: request.city, outbound) }
-                                continue
+                                connections.setWatching(channel)
+                                group.addTask { try await watch(renderer, city: city, outbound) }
                             }
-                            try await outbound.write(await answer(request, renderer))
                         }
                     }
                     // The client closed its side: a watcher keeps getting reports until it goes away,
@@ -92,7 +76,7 @@ extension SocketService {
             if let city {
                 // A city removed from the list while watched: say so (once) rather than go quiet.
                 guard let cityReport = report.city(city) else {
-                    let message = line(ControlErrorMessage(message: Self.unknownCity(city, in: report)))
+                    let message = line(.error(ControlErrorMessage(message: Self.unknownCity(city, in: report))))
                     let text = String(buffer: message)
                     guard text != last else { continue }
                     last = text
@@ -110,71 +94,96 @@ extension SocketService {
         }
     }
 
-    func answer(_ request: ControlRequest, _ renderer: ReportRenderer) async -> ByteBuffer {
-        switch request.request {
-        case "report" where request.city != nil:
-            let report = state.published.value.report
-            guard let city = report.city(request.city!) else {
-                return line(ControlErrorMessage(message: Self.unknownCity(request.city!, in: report)))
+    /// What one request line gets: an answer line, or a watch to start.
+    enum Response {
+        case line(ByteBuffer)
+        case watch(ReportRenderer, city: String?)
+    }
+
+    /// Answers one request line, as it would on a connection: parsed, checked against who asks
+    /// (`mayChangeSettings` is asked only for a request that changes something), then dispatched.
+    /// Needs no socket: what it answers is what a client reads.
+    func respond(
+        to text: String, watching: Bool, mayChangeSettings: () async -> Bool
+    ) async -> Response {
+        let request: ControlRequest
+        do {
+            request = try ControlRequest.parse(text)
+        } catch {
+            return .line(line(.error(ControlErrorMessage(message: error.description))))
+        }
+        if request.isPrivileged, await !mayChangeSettings() {
+            return .line(
+                line(.error(ControlErrorMessage(
+                    message: "\"\(request.name.rawValue)\" changes the daemon; only its own user or root may send it"))))
+        }
+        switch request {
+        case .watch(let report):
+            let renderer: ReportRenderer
+            do {
+                renderer = try ReportRenderer(report, options: options)
+            } catch {
+                return .line(line(.error(ControlErrorMessage(message: error.description))))
             }
-            return ByteBuffer(string: renderer.render(city.report) + "\n")
-        case "report" where renderer.format == .json:
+            guard !watching else {
+                return .line(line(.error(ControlErrorMessage(message: "already watching on this connection"))))
+            }
+            return .watch(renderer, city: report.city)
+        case .report(let report):
+            let renderer: ReportRenderer
+            do {
+                renderer = try ReportRenderer(report, options: options)
+            } catch {
+                return .line(line(.error(ControlErrorMessage(message: error.description))))
+            }
+            let published = state.published.value
+            if let key = report.city {
+                guard let city = published.report.city(key) else {
+                    return .line(line(.error(ControlErrorMessage(message: Self.unknownCity(key, in: published.report)))))
+                }
+                return .line(ByteBuffer(string: renderer.render(city.report) + "\n"))
+            }
             // The JSON line is encoded once per report change, not once per reader.
-            return state.published.value.lineBuffer
-        case "report":
-            return ByteBuffer(string: renderer.render(state.published.value.report) + "\n")
-        case "refresh":
+            if renderer.format == .json { return .line(published.lineBuffer) }
+            return .line(ByteBuffer(string: renderer.render(published.report) + "\n"))
+        case .refresh:
             // The state publishes the report this refresh made before it answers: `forecastctl refresh
             // && forecastctl report` shows it, whichever path answers the second request.
             let outcome = await state.refreshNow()
-            return line(ControlAnswer(class: "REFRESH", ok: outcome.ok, message: outcome.message))
-        case "status":
+            return .line(line(.outcome(ControlAnswer(.refresh, ok: outcome.ok, message: outcome.message))))
+        case .status:
             let counts = self.counts
-            return line(await state.status(clients: counts.connected, watchers: counts.watching))
-        case "locate":
-            return line(await state.locate())
-        case "reload":
+            return .line(line(.status(await state.status(clients: counts.connected, watchers: counts.watching))))
+        case .locate:
+            return .line(line(.locate(await state.locate())))
+        case .reload:
             guard let reload = options.reload else {
-                return line(ControlErrorMessage(message: "reload is not available"))
+                return .line(line(.error(ControlErrorMessage(message: "reload is not available"))))
             }
             let outcome = await reload()
-            if case .invalid = outcome {
-                return line(ControlAnswer(class: "RELOAD", ok: false, message: outcome.summary))
+            let ok = if case .invalid = outcome { false } else { true }
+            return .line(line(.outcome(ControlAnswer(.reload, ok: ok, message: outcome.summary))))
+        case .change(let change):
+            guard let apply = options.changeSettings else {
+                return .line(line(.error(ControlErrorMessage(message: "\(request.name.rawValue) is not available"))))
             }
-            return line(ControlAnswer(class: "RELOAD", ok: true, message: outcome.summary))
-        default:  // units, pin, unpin, mode, set
-            guard let change = options.changeSettings else {
-                return line(ControlErrorMessage(message: "\(request.request) is not available"))
-            }
-            return line(await change(request))
+            return .line(line(.outcome(await apply(change))))
         }
     }
 
     /// The greeting, encoded once.
-    static let greeting: ByteBuffer = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var buffer = ByteBuffer(bytes: (try? encoder.encode(Greeting())) ?? Data("{}".utf8))
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        return buffer
-    }()
+    static let greeting = encodeLine(.version(Greeting()))
 
     static func unknownCity(_ key: String, in report: Report) -> String {
         let listed = (report.cities ?? []).map(\.id)
         return "unknown city \"\(key.prefix(60))\" (listed: \(listed.isEmpty ? "none; add one with forecastctl cities add NAME" : listed.joined(separator: ", ")))"
     }
 
-    func line(_ value: some Encodable) -> ByteBuffer { Self.encodeLine(value) }
+    func line(_ reply: ControlReply) -> ByteBuffer { Self.encodeLine(reply) }
 
-    /// One answer object as a line: snake_case keys, sorted, a newline after it.
-    static func encodeLine(_ value: some Encodable) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        var buffer = ByteBuffer(bytes: data)
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        return buffer
+    /// One answer as a line, by the protocol's coder, with its newline.
+    static func encodeLine(_ reply: ControlReply) -> ByteBuffer {
+        ByteBuffer(string: reply.line + "\n")
     }
 
     /// Waits for a channel to close; returns false when the waiting task was cancelled first.

@@ -53,20 +53,8 @@ struct ReportRenderer: Sendable {
     let format: OutputFormat
     let options: RenderOptions
 
-    init(_ request: ControlRequest, options socket: SocketService.Options) throws(ControlRequestError) {
-        let name = request.format ?? "json"
-        guard let format = OutputFormat(rawValue: name) else {
-            throw ControlRequestError(
-                "unknown format \"\(name.prefix(40))\" (allowed: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        var icons: IconSet?
-        if let name = request.icons {
-            guard let set = IconSet(rawValue: name) else {
-                throw ControlRequestError(
-                    "unknown icon set \"\(name.prefix(40))\" (allowed: \(IconSet.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            icons = set
-        }
+    init(_ request: ReportOptions, options socket: SocketService.Options) throws(ControlRequestError) {
+        let format = request.format ?? .json
         var template: Template?
         if let text = request.template {
             do {
@@ -77,7 +65,7 @@ struct ReportRenderer: Sendable {
         }
         self.format = format
         var options = socket.renderOptions(format)
-        options.icons = icons ?? options.icons
+        options.icons = request.icons ?? options.icons
         options.template = template
         self.options = options
     }

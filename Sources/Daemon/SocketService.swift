@@ -35,8 +35,8 @@ public struct SocketService: Service, CustomStringConvertible {
         /// The icon set and hot/cold thresholds of a format in the `[display]` settings in force, read
         /// for each answer so that edits apply at once; a request's own `icons` wins.
         public var renderOptions: @Sendable (OutputFormat) -> RenderOptions = { _ in RenderOptions() }
-        /// `units`, `pin`, `unpin`, `mode` requests: edit the settings file and apply it.
-        public var changeSettings: (@Sendable (ControlRequest) async -> ControlAnswer)?
+        /// `units`, `pin`, `unpin`, `mode`, `set` requests: edit the settings file and apply it.
+        public var changeSettings: (@Sendable (SettingsEditRequest) async -> ControlAnswer)?
         /// `reload`.
         public var reload: (@Sendable () async -> ReloadOutcome)?
         /// A listening socket systemd passed (socket activation), served instead of binding one at
@@ -118,14 +118,14 @@ public struct SocketService: Service, CustomStringConvertible {
                         channel.closeFuture.whenComplete { _ in connections.closed(channel) }
                         if let evicted {
                             let message = Self.encodeLine(
-                                ControlErrorMessage(
+                                .error(ControlErrorMessage(
                                     message: "closed to make room for another client (the limit is \(connections.maxClients))",
-                                    closed: true))
+                                    closed: true)))
                             evicted.writeAndFlush(message).whenComplete { _ in evicted.close(promise: nil) }
                         }
                     case .refused(let message):
                         // Refused with a reason, so a script sees why rather than a silent close.
-                        refusal = Self.encodeLine(ControlErrorMessage(message: message, closed: true))
+                        refusal = Self.encodeLine(.error(ControlErrorMessage(message: message, closed: true)))
                     }
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout))

@@ -8,22 +8,8 @@ import Settings
 /// rule finds), then a reload, so the file stays the one source of truth.
 enum SocketSettingsChange {
     static func apply(
-        _ request: ControlRequest, explicitPath: String?, places: (any PlaceSearching)?, reloader: SettingsReloader
+        _ edit: SettingsEditRequest, explicitPath: String?, places: (any PlaceSearching)?, reloader: SettingsReloader
     ) async -> ControlAnswer {
-        let value = request.value?.trimmingCharacters(in: .whitespaces) ?? ""
-        let edit: SettingsEditRequest
-        switch request.request {
-        case "units": edit = .units(value)
-        case "mode": edit = .mode(value)
-        case "pin": edit = .pin(value, name: request.name)
-        case "unpin": edit = .unpin
-        case "set":
-            // `set KEY VALUE`: the key is the first word.
-            let key = value.prefix { $0 != " " }
-            edit = .set(key: String(key), value: value.dropFirst(key.count).trimmingCharacters(in: .whitespaces))
-        default:
-            return ControlAnswer(class: "SETTINGS", ok: false, message: "\(request.request) does not change settings")
-        }
         // A missing file is created only from what the daemon runs on, and only when no file is named.
         let inEffect = await reloader.inEffect
         let target = SettingsEditTarget.locate(
@@ -31,11 +17,11 @@ enum SocketSettingsChange {
         do {
             let outcome = try SettingsFileEditor.apply(edit, to: target, places: places)
             if outcome.edit?.written == true {
-                _ = await reloader.reload(reason: "a \(request.request) request on the socket")
+                _ = await reloader.reload(reason: "a \(ControlRequest.change(edit).name.rawValue) request on the socket")
             }
-            return ControlAnswer(class: "SETTINGS", ok: true, message: outcome.message)
+            return ControlAnswer(.settings, ok: true, message: outcome.message)
         } catch {
-            return ControlAnswer(class: "SETTINGS", ok: false, message: error.description)
+            return ControlAnswer(.settings, ok: false, message: error.description)
         }
     }
 }

@@ -183,3 +183,21 @@ public struct DailyPeriod: Sendable, Hashable, CustomStringConvertible {
     /// `22:00-07:00`.
     public var description: String { "\(start)-\(end)" }
 }
+
+/// A change of the settings file that a user asks for, by `forecastctl` or on the socket: both give
+/// it to `SettingsFileEditor.apply` (in Settings) and get the same file and the same answer.
+public enum SettingsEditRequest: Sendable, Hashable {
+    /// `units PRESET` (metric, imperial, uk, si: the quantities set apart from the preset go) or
+    /// `units QUANTITY UNIT` (`wind kn`: the one-line form becomes the `[units]` table).
+    case units(String)
+    /// `mode auto|pinned`.
+    case mode(String)
+    /// `pin PLACE`: coordinates, a `geo:` URI, a map link, or a place name the place search knows;
+    /// `name` replaces the name the place would get.
+    case pin(String, name: String?)
+    /// `unpin`: removes `[location.pin]`; in pinned mode the mode goes back to auto, the only mode
+    /// left that means something without a pin.
+    case unpin
+    /// `set KEY VALUE`: any key that `SettingsKey.all` (in Settings) lists.
+    case set(key: String, value: String)
+}

@@ -25,20 +25,13 @@ struct NearestSearch {
 
     /// Searches the tree of `count` places.
     mutating func run(count: Int) {
-        visit(0, count, offsets: (0, 0, 0))
+        visit(0, count, offsets: CellOffsets())
     }
 
     /// Searches the subtree of [lowerBound, upperBound), whose cell lies at least `offsets` away
-    /// from the query along each axis.
-    ///
-    /// The squared length of `offsets` is a lower bound on the distance to every place in the cell
-    /// (the incremental bound of Arya and Mount), which prunes far more than the distance to the
-    /// last splitting plane alone when the nearest place is far away, as it is at sea. Summed in
-    /// the same order as a distance, it never exceeds the computed distance of any place in the
-    /// cell: rounding is monotonic, so the pruning stays exact.
-    private mutating func visit(
-        _ lowerBound: Int, _ upperBound: Int, offsets: (x: Double, y: Double, z: Double)
-    ) {
+    /// from the query along each axis (``CellOffsets``: the bound matters most when the nearest
+    /// place is far away, as it is at sea).
+    private mutating func visit(_ lowerBound: Int, _ upperBound: Int, offsets: CellOffsets) {
         var lo = lowerBound
         var hi = upperBound
         var offsets = offsets
@@ -63,29 +56,16 @@ struct NearestSearch {
             consider(mid, distance: dx * dx + dy * dy + dz * dz)
 
             // The far cell is at least as far from the query as this node's splitting plane.
-            var farOffsets = offsets
-            let split: Double
-            // A corrupt axis byte must not index outside (dx, dy, dz); it only spoils the answer.
-            switch point[3] & Int32(GazetteerFormat.axisMask) {
-            case 0:
-                split = dx
-                farOffsets.x = dx
-            case 1:
-                split = dy
-                farOffsets.y = dy
-            default:
-                split = dz
-                farOffsets.z = dz
-            }
-            if split < 0 {
+            let (side, farOffsets) = offsets.split(
+                axis: Int(point[3] & Int32(GazetteerFormat.axisMask)), dx: dx, dy: dy, dz: dz)
+            if side < 0 {
                 visit(lo, mid, offsets: offsets)
                 lo = mid + 1
             } else {
                 visit(mid + 1, hi, offsets: offsets)
                 hi = mid
             }
-            let bound = farOffsets.x * farOffsets.x + farOffsets.y * farOffsets.y + farOffsets.z * farOffsets.z
-            if bound > bestDistance { return }
+            if farOffsets.squaredLength > bestDistance { return }
             offsets = farOffsets
         }
     }

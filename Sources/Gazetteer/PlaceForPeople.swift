@@ -187,17 +187,16 @@ struct CoverSearch {
     }
 
     mutating func run(count: Int) {
-        visit(0, count, offsets: (0, 0, 0))
+        visit(0, count, offsets: CellOffsets())
     }
 
-    private mutating func visit(_ lowerBound: Int, _ upperBound: Int, offsets: (x: Double, y: Double, z: Double)) {
+    private mutating func visit(_ lowerBound: Int, _ upperBound: Int, offsets: CellOffsets) {
         guard lowerBound < upperBound else { return }
         let mid = lowerBound + (upperBound - lowerBound) >> 1
         let split = tables.split(mid)
         let reach = reachSquared(split.largestPopulation)
         // The cell lies at least `offsets` away: nothing in it can reach the point.
-        let bound = offsets.x * offsets.x + offsets.y * offsets.y + offsets.z * offsets.z
-        if bound > reach { return }
+        if offsets.squaredLength > reach { return }
 
         let point = tables.nodes + GazetteerFormat.wordsPerEntry * mid
         let dx = query.x - Double(point[0])
@@ -207,19 +206,7 @@ struct CoverSearch {
         if distance <= reach, distance <= reachSquared(tables.record(mid).population) {
             found.append(mid)
         }
-        var farOffsets = offsets
-        let side: Double
-        switch split.axis {
-        case 0:
-            side = dx
-            farOffsets.x = dx
-        case 1:
-            side = dy
-            farOffsets.y = dy
-        default:
-            side = dz
-            farOffsets.z = dz
-        }
+        let (side, farOffsets) = offsets.split(axis: split.axis, dx: dx, dy: dy, dz: dz)
         // The query's side first, then the far side with its tighter bound.
         if side < 0 {
             visit(lowerBound, mid, offsets: offsets)

@@ -1,24 +1,6 @@
 import ForecastModel
 import Foundation
 
-/// A change of the settings file that a user asks for, by `forecastctl` or on the socket: both give
-/// it to ``SettingsFileEditor/apply(_:to:places:environment:)`` and get the same file and the same answer.
-public enum SettingsEditRequest: Sendable, Hashable {
-    /// `units PRESET` (metric, imperial, uk, si: the quantities set apart from the preset go) or
-    /// `units QUANTITY UNIT` (`wind kn`: the one-line form becomes the `[units]` table).
-    case units(String)
-    /// `mode auto|pinned`.
-    case mode(String)
-    /// `pin PLACE`: coordinates, a `geo:` URI, a map link, or a place name the place search knows;
-    /// `name` replaces the name the place would get.
-    case pin(String, name: String?)
-    /// `unpin`: removes `[location.pin]`; in pinned mode the mode goes back to auto, the only mode
-    /// left that means something without a pin.
-    case unpin
-    /// `set KEY VALUE`: any key that ``SettingsKey/all`` lists.
-    case set(key: String, value: String)
-}
-
 /// What an edit does when the file to edit does not exist.
 public enum MissingSettingsFile: Sendable, Hashable {
     /// Refuse, and write nothing: the settings in effect did not come from a file this edit can see

@@ -38,9 +38,9 @@ struct FormatOptions: ParsableArguments {
         }
     }
 
-    /// The request the daemon renders.
-    func request(_ word: String) -> ControlRequest {
-        ControlRequest(request: word, format: format?.rawValue, icons: icons?.rawValue, template: template, city: city)
+    /// How the daemon renders the report for `report` and `watch`.
+    var reportOptions: ReportOptions {
+        ReportOptions(format: format, icons: icons, template: template, city: city)
     }
 
     /// What a bar shows when there is no daemon and no status file: a neutral "no data" glyph (the
@@ -55,7 +55,7 @@ struct FormatOptions: ParsableArguments {
             return String(decoding: data, as: UTF8.self)
         }
         switch format {
-        case .json: return json(["class": "ERROR", "message": reason])
+        case .json: return ControlReply.error(ControlErrorMessage(message: reason)).line
         case .waybar: return json(["text": text, "alt": "unavailable", "tooltip": reason, "class": ["unavailable"]])
         case .i3statusRust: return json(["icon": "", "state": "Idle", "text": text, "short_text": glyph])
         case .polybar: return "%{F\(BarColor.stale)}\(text)%{F-}"
@@ -123,11 +123,11 @@ struct Watch: ParsableCommand {
         while true {
             do {
                 let client = try ControlClient(socketPath: path, timeout: .seconds(86_400 * 365))
-                try client.send(output.request("watch").line)
+                try client.send(ControlRequest.watch(output.reportOptions).line)
                 retry = .seconds(1)
                 while true {
                     let line = try client.readAnswer()
-                    if ControlErrorMessage.decode(line) != nil {
+                    if case .error = ControlReply(line: line) {
                         // A bad format or template: say it once and stop, it will not get better.
                         FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
                         throw ExitCode(64)
@@ -161,14 +161,14 @@ struct Watch: ParsableCommand {
         var saidUnavailable = false
         while true {
             do {
-                let whole = try ControlClient(socketPath: path).request("report")
+                let whole = try ControlClient(socketPath: path).request(.report(ReportOptions()))
                 let cities = (try? ReportJSON.decode(whole))?.cities?.map(\.id) ?? []
                 saidUnavailable = false
                 for city in [nil] + cities.map(Optional.some) {
-                    var request = output.request("report")
-                    request.city = city
-                    let line = try ControlClient(socketPath: path).request(request.line)
-                    if ControlErrorMessage.decode(line) != nil, city == nil {
+                    var options = output.reportOptions
+                    options.city = city
+                    let line = try ControlClient(socketPath: path).request(.report(options))
+                    if case .error = ControlReply(line: line), city == nil {
                         FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
                         throw ExitCode(64)
                     }
@@ -206,11 +206,11 @@ struct Refresh: ParsableCommand {
             do throws(ControlClientError) {
                 // The daemon answers when the fetch is done: allow for the provider's timeouts.
                 let client = try ControlClient(socketPath: global.socketPath(settings), timeout: .seconds(120))
-                answer = try client.request("refresh")
+                answer = try client.request(.refresh)
             } catch {
                 throw CommandFailure(message: error.description, exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
             }
-            guard let data = answer.data(using: .utf8), let reply = try? JSONDecoder().decode(ControlAnswer.self, from: data) else {
+            guard case .outcome(let reply) = ControlReply(line: answer) else {
                 throw CommandFailure(message: "unexpected answer: \(answer.prefix(200))", exitCode: .requestFailed)
             }
             guard reply.ok else { throw CommandFailure(message: reply.message, exitCode: .requestFailed) }
@@ -253,7 +253,9 @@ struct ForecastCommand: ParsableCommand {
 
 /// The report line from the socket, or from the status file when the daemon does not answer for any
 /// reason (not running, refusing, closed mid-answer: said on stderr).
-func fetchReportLine(socketPath: String, statusFile: String, request: String = "report") throws -> String {
+func fetchReportLine(
+    socketPath: String, statusFile: String, request: ControlRequest = .report(ReportOptions())
+) throws -> String {
     do throws(ControlClientError) {
         let client = try ControlClient(socketPath: socketPath)
         return try client.request(request)

@@ -162,12 +162,12 @@ struct Status: ParsableCommand {
             if format.lineCount > 1 {
                 // The socket sends the first line of a multi-line format (what a persistent block
                 // reads): take the daemon's report and render every line here, with the daemon's options.
-                let request = ControlRequest(request: "report", city: output.city).line
+                let request = ControlRequest.report(ReportOptions(city: output.city))
                 if let line = try? ControlClient(socketPath: socket).request(request), let report = try? ReportJSON.decode(line) {
                     print(output.render(report, settings))
                     return
                 }
-            } else if let line = try? ControlClient(socketPath: socket).request(output.request("report").line) {
+            } else if let line = try? ControlClient(socketPath: socket).request(.report(output.reportOptions)) {
                 print(line)
                 return
             }
@@ -186,8 +186,8 @@ struct Status: ParsableCommand {
             let settings = try global.loadSettings()
             var line = try fetchReportLine(
                 socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
-                request: output.request("report").line)
-            if let error = ControlErrorMessage.decode(line) {
+                request: .report(output.reportOptions))
+            if case .error(let error) = ControlReply(line: line) {
                 throw CommandFailure(message: error.message, exitCode: .usage)
             }
             var report: Report

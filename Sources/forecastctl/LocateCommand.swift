@@ -24,11 +24,11 @@ struct LocateCommand: ParsableCommand {
             let line: String
             do throws(ControlClientError) {
                 let client = try ControlClient(socketPath: global.socketPath(settings))
-                line = try client.request("locate")
+                line = try client.request(.locate)
             } catch {
                 throw CommandFailure(message: error.description, exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
             }
-            guard let answer = try? Report.makeDecoder().decode(LocateAnswer.self, from: Data(line.utf8)) else {
+            guard case .locate(let answer) = ControlReply(line: line) else {
                 throw CommandFailure(message: "unexpected answer: \(line.prefix(200))", exitCode: .requestFailed)
             }
             if json {

@@ -200,22 +200,22 @@ struct ReloadCommand: ParsableCommand {
             let answer: String
             do throws(ControlClientError) {
                 let client = try ControlClient(socketPath: socketPath)
-                answer = try client.request("reload")
+                answer = try client.request(.reload)
             } catch {
                 throw CommandFailure(
                     message: error.description, exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
             }
-            if let message = errorMessage(answer) {
-                throw CommandFailure(message: "forecastd: \(message)", exitCode: .requestFailed)
-            }
-            guard let outcome = try? JSONDecoder().decode(ControlAnswer.self, from: Data(answer.utf8)) else {
+            switch ControlReply(line: answer) {
+            case .error(let error):
+                throw CommandFailure(message: "forecastd: \(error.message)", exitCode: .requestFailed)
+            case .outcome(let outcome):
+                guard outcome.ok else {
+                    throw CommandFailure(message: "forecastd: \(outcome.message)", exitCode: .configError)
+                }
+                print(outcome.message)
+            case .version, .status, .locate, .report:
                 print(answer)
-                return
             }
-            guard outcome.ok else {
-                throw CommandFailure(message: "forecastd: \(outcome.message)", exitCode: .configError)
-            }
-            print(outcome.message)
         }
     }
 }
@@ -294,13 +294,10 @@ private func afterEdit(_ edit: SettingsFileEdit, _ global: GlobalOptions) {
 func askDaemonToReload(socketPath: String) {
     do {
         let client = try ControlClient(socketPath: socketPath, timeout: .seconds(5))
-        let answer = try client.request("reload")
-        if let message = errorMessage(answer) {
-            note("forecastd did not reload (\(message)); it follows the file by itself")
-        } else if let outcome = try? JSONDecoder().decode(ControlAnswer.self, from: Data(answer.utf8)) {
-            note("forecastd: \(outcome.message)")
-        } else {
-            note("forecastd reloaded its settings")
+        switch ControlReply(line: try client.request(.reload)) {
+        case .error(let error): note("forecastd did not reload (\(error.message)); it follows the file by itself")
+        case .outcome(let outcome): note("forecastd: \(outcome.message)")
+        case .version, .status, .locate, .report: note("forecastd reloaded its settings")
         }
     } catch {
         if error.daemonNotRunning {
@@ -309,14 +306,6 @@ func askDaemonToReload(socketPath: String) {
             note("could not ask forecastd to reload: \(error.description)")
         }
     }
-}
-
-/// The message of an `{"class":"ERROR",...}` answer, or `nil` for any other answer.
-func errorMessage(_ answer: String) -> String? {
-    guard let error = try? JSONDecoder().decode(ControlErrorMessage.self, from: Data(answer.utf8)),
-        error.class == "ERROR"
-    else { return nil }
-    return error.message
 }
 
 /// A line for the user on standard error that is not a failure.

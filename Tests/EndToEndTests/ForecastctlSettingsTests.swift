@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import TestSupport
 import Testing
@@ -368,7 +369,7 @@ struct ForecastctlSettingsTests {
         #expect(reload.stdout == "reloaded /x/forecastd.toml: changed units\n")
         // An edit that changes nothing writes nothing and does not disturb the daemon.
         _ = try await home.run("units", "imperial")
-        #expect(daemon.requests() == ["reload", "reload"])
+        #expect(try daemon.requests().map(ControlRequest.parse) == [.reload, .reload])
 
         daemon.answer = #"{"class":"RELOAD","ok":false,"message":"the settings file has errors; the last good settings stay in force"}"#
         let invalid = try await home.run("reload")

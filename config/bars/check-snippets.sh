@@ -288,38 +288,13 @@ if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
         2026-09-15 4
     work=$scratch
     rm -f "$status_dir"/*
-    cat > "$life/config/forecastd/forecastd.toml" <<TOML
-[location]
-mode = "pinned"
-static_file = ""
-[location.pin]
-latitude = 53.2
-longitude = 50.15
-[location.ip]
-enabled = false
-[location.gpsd]
-enabled = false
-[providers]
-order = ["open-meteo"]
-[providers.open_meteo]
-url = "http://127.0.0.1:$http_port/forecast"
-[warnings]
-enabled = false
-[air]
-enabled = false
-[output]
-status_file = "$status_dir/report.json"
-socket = "$status_dir/forecastd.sock"
-[[output.files]]
-path = "$status_dir/tmux.txt"
-format = "tmux"
-[[output.files]]
-path = "$status_dir/i3blocks.txt"
-format = "i3blocks"
-[[output.files]]
-path = "$status_dir/forecast.txt"
-format = "text"
-TOML
+    # The benchmarks' settings (pinned to Samara, the replay server, nothing asked outside the machine),
+    # with a status file of each format a bar reads from a file.
+    bench_settings_toml "$status_dir" \
+        '[[output.files]]' "path = \"$status_dir/tmux.txt\"" 'format = "tmux"' \
+        '[[output.files]]' "path = \"$status_dir/i3blocks.txt\"" 'format = "i3blocks"' \
+        '[[output.files]]' "path = \"$status_dir/forecast.txt\"" 'format = "text"' \
+        >"$life/config/forecastd/forecastd.toml"
     export XDG_CONFIG_HOME="$life/config"
     # As root, the daemon and the Wayland session run as "nobody" (sway refuses root); root reads its files.
     owner=()
