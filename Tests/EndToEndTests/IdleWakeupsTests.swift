@@ -40,15 +40,23 @@ import TestSupport
         try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
         // Settling: the answer written, the asking connection's work done, idle worker threads (if any) gone.
         try await Task.sleep(for: .seconds(6))
+        // One quiet window of 3 s in up to three proves that nothing polls (a poll every second or faster
+        // wakes a thread in each); the other windows allow for a wakeup the machine causes (a network change
+        // reported by rtnetlink, handed to the event loop), which a loaded or busy test machine has.
         let pid = daemon.process.processIdentifier
-        let before = threads(of: pid)
-        try await Task.sleep(for: .seconds(3))
-        let after = threads(of: pid)
-        let woken = after.compactMap { id, thread -> String? in
-            let switches = thread.switches - (before[id]?.switches ?? 0)
-            return switches > 0 ? "\(thread.name) (\(id)): \(switches)" : nil
+        var windows: [String] = []
+        for _ in 1...3 {
+            let before = threads(of: pid)
+            try await Task.sleep(for: .seconds(3))
+            let after = threads(of: pid)
+            let woken = after.compactMap { id, thread -> String? in
+                let switches = thread.switches - (before[id]?.switches ?? 0)
+                return switches > 0 ? "\(thread.name) (\(id)): \(switches)" : nil
+            }
+            if woken.isEmpty { break }
+            windows.append(woken.sorted().joined(separator: ", "))
         }
-        #expect(woken.isEmpty, "threads that woke in 3 s: \(woken.joined(separator: ", "))")
+        #expect(windows.count < 3, "threads that woke in each of three 3 s windows: \(windows.joined(separator: " | "))")
         #expect(await daemon.stop() == 0)
         try await server.shutdown()
     }
