@@ -118,6 +118,26 @@ public struct Daemon: Sendable {
         }
     }
 
+    /// The daemon's fixed waits: the real ones, or the shorter ones a test asks for with
+    /// `FORECASTD_TEST_INTERVALS` (said in the log, as is a value the daemon refuses).
+    static func intervals(logger: Logger) -> DaemonIntervals {
+        switch DaemonIntervals.fromEnvironment(ProcessInfo.processInfo.environment) {
+        case .success(let intervals):
+            if intervals.isShortened {
+                logger.notice(
+                    "The daemon's waits are shortened for a test.",
+                    metadata: [
+                        "user_refresh": "\(intervals.userRefresh)", "first_request": "\(intervals.firstRequest)",
+                        "locating_grace": "\(intervals.locatingGrace)",
+                    ])
+            }
+            return intervals
+        case .failure(let problem):
+            logger.warning("The test intervals are refused; the real waits are used.", metadata: ["reason": "\(problem)"])
+            return .real
+        }
+    }
+
     public func run() async throws {
         // Taken first, so the variables are gone before anything could start a child process.
         let passed = SocketActivation.take()
@@ -138,7 +158,8 @@ public struct Daemon: Sendable {
         let configuration = DaemonConfiguration(settings)
         let notifier = SystemdNotifier(logger: logger)
         let startup = StartupGate()
-        let state = ForecastState(configuration: configuration, places: places, logger: logger)
+        let intervals = Self.intervals(logger: logger)
+        let state = ForecastState(configuration: configuration, places: places, logger: logger, intervals: intervals)
 
         // The last good report and position from before a restart, published at once (stale).
         let store = StateStore(directory: settings.stateDirectory, logger: logger)
@@ -164,6 +185,7 @@ public struct Daemon: Sendable {
 
         var socketOptions = SocketService.Options()
         socketOptions.maxClients = settings.output.maxClients
+        socketOptions.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
         socketOptions.group = settings.output.socketGroup
         socketOptions.renderOptions = { [display = reloader.display] format in display.renderOptions(for: format) }
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }

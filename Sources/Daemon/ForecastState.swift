@@ -25,7 +25,7 @@ public actor ForecastState {
     private let wantedSources: Broadcast<Set<DaemonConfiguration.LocationSourceSpec>>
 
     /// When the forecast for here is due, and its failure streak.
-    private var here = HereSchedule()
+    private var here: HereSchedule
     private var refreshWaiters: [CheckedContinuation<RefreshOutcome, Never>] = []
 
     /// The listed cities' forecasts and failures, kept like here's.
@@ -67,14 +67,15 @@ public actor ForecastState {
 
     public init(
         configuration: DaemonConfiguration, places: (any PlaceNaming)?, logger: Logger,
-        locatingGrace: TimeInterval = 10, clock: @escaping @Sendable () -> Date = { Date() }
+        intervals: DaemonIntervals = .real, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.logger = logger
+        here = HereSchedule(userInterval: intervals.userRefresh)
         self.clock = clock
         let now = clock()
         startedAt = now
         position = PositionTracker(
-            configuration: configuration, places: places, logger: logger, startedAt: now, locatingGrace: locatingGrace)
+            configuration: configuration, places: places, logger: logger, startedAt: now, locatingGrace: intervals.locatingGrace)
         wantedSources = Broadcast(position.wantedSources)
         configurations = Broadcast(configuration)
         inputs = ReportInputs(
@@ -328,7 +329,8 @@ public actor ForecastState {
 
     /// Fetches the forecast now (a user asked) and returns when the fetch is done.
     ///
-    /// A user may ask at most every 10 s: more would only hammer the provider.
+    /// After a failure a user may ask again only after 10 s (``DaemonIntervals/userRefresh``): more would
+    /// only hammer the provider.
     public func refreshNow() async -> RefreshOutcome {
         guard inputs.fix != nil else {
             return RefreshOutcome(ok: false, message: "no position to fetch a forecast for")

@@ -21,8 +21,13 @@ struct HereSchedule {
     /// the streak's last attempt so that a user's refresh never moves the automatic retry later.
     private var lastUserFailure: Date?
 
-    /// How often a user may ask: more would only hammer the provider.
-    static let userInterval: TimeInterval = 10
+    /// How soon after a failure a user may ask again: more would only hammer the provider
+    /// (``DaemonIntervals/userRefresh``).
+    let userInterval: TimeInterval
+
+    init(userInterval: TimeInterval = DaemonIntervals.real.userRefresh) {
+        self.userInterval = userInterval
+    }
 
     /// The failure streak going on, nil after a success.
     var failure: FetchSchedule.Failure? { schedule.failure }
@@ -71,7 +76,7 @@ struct HereSchedule {
     mutating func askedByUser(at now: Date) -> String? {
         if let failure = schedule.failure,
             let attempt = [failure.lastAttempt, lastUserFailure].compactMap({ $0 }).max(),
-            now.timeIntervalSince(attempt) < Self.userInterval
+            now.timeIntervalSince(attempt) < userInterval
         {
             // Say when the next attempt comes (a provider's Retry-After included): "moments ago" alone
             // does not tell the user how long to wait.

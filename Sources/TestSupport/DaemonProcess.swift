@@ -43,6 +43,17 @@ public final class DaemonProcess: @unchecked Sendable {
         ]
     }
 
+    /// The environment that shortens the daemon's fixed waits for a test, e.g. `["user_refresh": .seconds(3)]`:
+    /// `FORECASTD_TEST_INTERVALS` (test-only; the names and limits are `DaemonIntervals`', docs/ARCHITECTURE.md
+    /// "Time in tests"), so a test sees a wait end instead of sleeping through the real one.
+    public static func shortenedWaits(_ waits: KeyValuePairs<String, Duration>) -> [String: String] {
+        let items = waits.map { name, wait in
+            let (seconds, attoseconds) = wait.components
+            return "\(name)=\(Double(seconds) + Double(attoseconds) / 1e18)"
+        }
+        return ["FORECASTD_TEST_INTERVALS": items.joined(separator: ",")]
+    }
+
     /// Makes a fresh private directory for one test.
     public static func makeDirectory() throws -> URL {
         // Short paths: a Unix socket path must fit in 108 bytes.

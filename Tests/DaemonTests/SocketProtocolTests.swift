@@ -43,6 +43,23 @@ final class RawClients: @unchecked Sendable {
         }
     }
 
+    /// Reads until the server has closed every client's connection (end of file), or the timeout; returns
+    /// whether it has.
+    func waitForClose(timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var open = Set(fds.indices)
+        while !open.isEmpty, Date() < deadline {
+            var polls = open.sorted().map { pollfd(fd: fds[$0], events: Int16(POLLIN), revents: 0) }
+            guard poll(&polls, nfds_t(polls.count), 200) > 0 else { continue }
+            for (slot, index) in open.sorted().enumerated() where polls[slot].revents != 0 {
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let n = recv(fds[index], &chunk, chunk.count, 0)
+                if n > 0 { buffers[index] += chunk[..<n] } else { open.remove(index) }
+            }
+        }
+        return open.isEmpty
+    }
+
     /// Reads until every client has at least `count` complete lines (or the timeout); returns the lines.
     func readLines(atLeast count: Int, timeout: TimeInterval = 20) -> [[String]] {
         readLines(until: { $0.count >= count }, timeout: timeout)
@@ -150,16 +167,29 @@ struct SocketProtocolTests {
             #expect(refused[0].last?.contains("too many clients (the limit is 3)") == true, "\(refused[0])")
             withExtendedLifetime(three) {}
 
-            // After the idle timeout the three silent ones are gone: new clients get in.
-            try await Task.sleep(for: .seconds(1))
-            let watcher = try RawClients(count: 1, path: path)
-            watcher.sendAll("watch")
-            _ = try await onOwnThread { watcher.readLines(atLeast: 2) }
-            try await Task.sleep(for: .seconds(1))
+            // After the idle timeout the server closes the three silent ones: new clients get in (once the
+            // closed connections' tasks have ended and given their places back, just after the close).
+            #expect(try await onOwnThread { three.waitForClose() })
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            var admitted: (client: RawClients, answer: [String])
+            repeat {
+                let client = try RawClients(count: 1, path: path)
+                client.sendAll("watch")
+                admitted = (client, try await onOwnThread { client.readLines(atLeast: 2)[0] })
+            } while admitted.answer.contains(where: { $0.contains("too many clients") }) && ContinuousClock.now < deadline
+            let watcher = admitted.client
+            #expect(admitted.answer.last?.contains("\"schema\"") == true, "\(admitted.answer)")
+            // A client that asks once after the watcher did and then stays silent: once the server has closed
+            // it as idle, the watcher has been silent for longer than the idle timeout too.
+            let idle = try RawClients(count: 1, path: path)
+            idle.sendAll("status")
+            #expect(try await onOwnThread { idle.waitForClose() })
             // The watcher outlived the idle timeout: its connection still answers.
             watcher.sendAll("status")
-            let lines = try await onOwnThread { watcher.readLines(atLeast: 3, timeout: 5) }
-            #expect(lines[0].last?.contains("\"class\":\"STATUS\"") == true)
+            let lines = try await onOwnThread {
+                watcher.readLines(until: { $0.contains { $0.contains("\"class\":\"STATUS\"") } })
+            }
+            #expect(lines[0].contains { $0.contains("\"class\":\"STATUS\"") }, "\(lines[0])")
         }
     }
 

@@ -181,6 +181,15 @@ struct StatePartsTests {
         #expect(here.failure?.retryAt == start.addingTimeInterval(30))
     }
 
+    @Test("a shortened user interval (FORECASTD_TEST_INTERVALS) refuses a refresh for that long only")
+    func hereShortenedUserRefresh() {
+        var here = HereSchedule(userInterval: 2)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        _ = here.failed(offline, at: start, userAsked: false, retryAt: start.addingTimeInterval(30))
+        #expect(here.askedByUser(at: start.addingTimeInterval(1.9)) != nil)
+        #expect(here.askedByUser(at: start.addingTimeInterval(2)) == nil)
+    }
+
     @Test("the network's return makes an offline failure due at once, once; a provider's refusal keeps its wait")
     func hereNetworkReturn() {
         var here = HereSchedule()

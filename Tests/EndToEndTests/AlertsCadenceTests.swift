@@ -80,10 +80,13 @@ extension AlertsStaleAndCadenceTests {
             let warnings = countInADay(place.warningPath)
             let air = countInADay(place.airPath)
             counts.append("\(place.warningPath): \(warnings), \(place.airPath): \(air)")
-            // At most one request per interval (and the first); at least half of that, so the clock did run.
+            // At most one request per interval (and the first); at least a quarter of that, so the clock did run
+            // (on the real clock there would be one). Not more: at this speed 5 min are 69 ms, and on a loaded
+            // machine (the suite runs in parallel) a debug daemon's round trip can take longer than that, so it
+            // falls behind the clock (130 NWS requests of 289 in one run under a load of 12): never ahead of it.
             let allowed = Int(Self.day / place.interval) + 1
             #expect(warnings <= allowed, "\(place.warningPath): \(warnings) requests in a day, at most \(allowed)")
-            #expect(warnings >= allowed / 2, "\(place.warningPath): \(warnings) requests in a day")
+            #expect(warnings >= allowed / 4, "\(place.warningPath): \(warnings) requests in a day")
             #expect(air <= 25, "\(place.airPath): \(air) requests in a day, at most 25")
             #expect(air >= 12, "\(place.airPath): \(air) requests in a day")
         }

@@ -2,62 +2,64 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The daemon with nothing to do sleeps: no thread of it wakes (libdispatch's worker pool, whose monitor timer
-/// wakes a process every second, runs none of its tasks: Sources/Executors). How often it wakes over minutes is
-/// Benchmarks/idle.sh's to measure; this says that nothing polls.
-@Suite(.serialized) struct IdleWakeupsTests {
-    /// Each thread of a process: its name and how often it has woken (voluntary plus involuntary switches).
-    func threads(of pid: Int32) -> [Int: (name: String, switches: Int)] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var result: [Int: (name: String, switches: Int)] = [:]
-        for task in tasks {
-            guard let id = Int(task),
-                let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
-            else { continue }
-            var name = ""
-            var switches = 0
-            for line in status.split(separator: "\n") {
-                if line.hasPrefix("Name:") { name = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-                for key in ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"] where line.hasPrefix(key) {
-                    switches += Int(line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)) ?? 0
+extension NetworkQuietTests {
+    /// The daemon with nothing to do sleeps: no thread of it wakes (libdispatch's worker pool, whose monitor timer
+    /// wakes a process every second, runs none of its tasks: Sources/Executors). How often it wakes over minutes is
+    /// Benchmarks/idle.sh's to measure; this says that nothing polls.
+    @Suite(.serialized) struct IdleWakeupsTests {
+        /// Each thread of a process: its name and how often it has woken (voluntary plus involuntary switches).
+        func threads(of pid: Int32) -> [Int: (name: String, switches: Int)] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            var result: [Int: (name: String, switches: Int)] = [:]
+            for task in tasks {
+                guard let id = Int(task),
+                    let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+                else { continue }
+                var name = ""
+                var switches = 0
+                for line in status.split(separator: "\n") {
+                    if line.hasPrefix("Name:") { name = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+                    for key in ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"] where line.hasPrefix(key) {
+                        switches += Int(line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)) ?? 0
+                    }
                 }
+                result[id] = (name, switches)
             }
-            result[id] = (name, switches)
+            return result
         }
-        return result
-    }
 
-    @Test("pinned, with its forecast and no readers, no thread of the daemon wakes")
-    func pinnedDaemonSleeps() async throws {
-        let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let daemon = try DaemonProcess.start(
-            config: settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-                mode: "pinned"))
-        defer { daemon.removeDirectory() }
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        // Settling: the answer written, the asking connection's work done, idle worker threads (if any) gone.
-        try await Task.sleep(for: .seconds(6))
-        // One quiet window of 3 s in up to three proves that nothing polls (a poll every second or faster
-        // wakes a thread in each); the other windows allow for a wakeup the machine causes (a network change
-        // reported by rtnetlink, handed to the event loop), which a loaded or busy test machine has.
-        let pid = daemon.process.processIdentifier
-        var windows: [String] = []
-        for _ in 1...3 {
-            let before = threads(of: pid)
-            try await Task.sleep(for: .seconds(3))
-            let after = threads(of: pid)
-            let woken = after.compactMap { id, thread -> String? in
-                let switches = thread.switches - (before[id]?.switches ?? 0)
-                return switches > 0 ? "\(thread.name) (\(id)): \(switches)" : nil
+        @Test("pinned, with its forecast and no readers, no thread of the daemon wakes")
+        func pinnedDaemonSleeps() async throws {
+            let server = try await ReplayServer.start()
+            server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+            let daemon = try DaemonProcess.start(
+                config: settingsText(
+                    gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
+                    mode: "pinned"))
+            defer { daemon.removeDirectory() }
+            try await daemon.waitForSocket()
+            try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+            // Settling: the answer written, the asking connection's work done, idle worker threads (if any) gone.
+            try await Task.sleep(for: .seconds(6))
+            // One quiet window of 3 s in up to three proves that nothing polls (a poll every second or faster
+            // wakes a thread in each); the other windows allow for a wakeup the machine causes (a network change
+            // reported by rtnetlink, handed to the event loop), which a loaded or busy test machine has.
+            let pid = daemon.process.processIdentifier
+            var windows: [String] = []
+            for _ in 1...3 {
+                let before = threads(of: pid)
+                try await Task.sleep(for: .seconds(3))
+                let after = threads(of: pid)
+                let woken = after.compactMap { id, thread -> String? in
+                    let switches = thread.switches - (before[id]?.switches ?? 0)
+                    return switches > 0 ? "\(thread.name) (\(id)): \(switches)" : nil
+                }
+                if woken.isEmpty { break }
+                windows.append(woken.sorted().joined(separator: ", "))
             }
-            if woken.isEmpty { break }
-            windows.append(woken.sorted().joined(separator: ", "))
+            #expect(windows.count < 3, "threads that woke in each of three 3 s windows: \(windows.joined(separator: " | "))")
+            #expect(await daemon.stop() == 0)
+            try await server.shutdown()
         }
-        #expect(windows.count < 3, "threads that woke in each of three 3 s windows: \(windows.joined(separator: " | "))")
-        #expect(await daemon.stop() == 0)
-        try await server.shutdown()
     }
 }
