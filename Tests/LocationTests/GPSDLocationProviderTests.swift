@@ -88,9 +88,9 @@ struct GPSDLocationProviderTests {
             // Two readers of the one gpsd: one hands every fix on, the other keeps back what changes nothing.
             let every = GPSDLocationProvider(
                 port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
-            let interval = Duration.seconds(1)
+            let interval = 1.0
             let kept = GPSDLocationProvider(
-                port: fake.port, backoff: quickBackoff, handOnInterval: interval, logger: quietLogger())
+                port: fake.port, backoff: quickBackoff, handOnInterval: .seconds(interval), logger: quietLogger())
             try await running(every) { all in
                 try await running(kept) { handed in
                     _ = try #require(await handed.firstFix(within: 20), "no fix within 20 s")
@@ -113,7 +113,7 @@ struct GPSDLocationProviderTests {
                             handedFixes.first { $0.receivedAt >= fix.receivedAt.addingTimeInterval(-0.2) },
                             "nothing handed on after \(fix.receivedAt)")
                         #expect(
-                            next.receivedAt.timeIntervalSince(fix.receivedAt) <= interval.seconds * 1.5 + 0.5,
+                            next.receivedAt.timeIntervalSince(fix.receivedAt) <= interval * 1.5 + 0.5,
                             "a fix of \(fix.receivedAt) first handed on at \(next.receivedAt)")
                     }
                 }
