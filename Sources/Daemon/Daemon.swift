@@ -209,8 +209,10 @@ public struct Daemon: Sendable {
             SettingsService(reloader: reloader),
             LocationService(state: state) { source in
                 switch source {
-                case .gpsd(let gpsd):
-                    GPSDLocationProvider(host: gpsd.host, port: gpsd.port, logger: logger)
+                case .gpsd(let gpsd, let maxFixAge):
+                    GPSDLocationProvider(
+                        host: gpsd.host, port: gpsd.port,
+                        handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
                 case .staticFile(let path):
                     StaticFileLocationProvider(path: path)
                 case .ip(let lookup):

@@ -90,7 +90,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
 
     /// The position sources the daemon may run in these settings, each with what it needs.
     public enum LocationSourceSpec: Sendable, Hashable {
-        case gpsd(GPSDAddress)
+        /// gpsd's reader also follows `max_fix_age_seconds`: it hands fixes on often enough that none looks stale.
+        case gpsd(GPSDAddress, maxFixAge: TimeInterval)
         case staticFile(path: String)
         case ip(IPLookup)
     }

@@ -245,7 +245,7 @@ struct PositionTracker {
     ) -> Set<DaemonConfiguration.LocationSourceSpec> {
         var wanted: Set<DaemonConfiguration.LocationSourceSpec> = []
         guard configuration.mode == .auto else { return wanted }
-        if let gpsd = configuration.gpsd { wanted.insert(.gpsd(gpsd)) }
+        if let gpsd = configuration.gpsd { wanted.insert(.gpsd(gpsd, maxFixAge: configuration.maxFixAge)) }
         if let path = configuration.staticFile { wanted.insert(.staticFile(path: path)) }
         let betterSourceKnows = chosen.map { [.gpsd, .staticFile].contains($0.source) } ?? false
         if let ip = configuration.ip, !betterSourceKnows, !stillLocating { wanted.insert(.ip(ip)) }
@@ -274,7 +274,7 @@ struct PositionTracker {
     private func isSignificantChange(from old: LocationFix?, to new: LocationFix) -> Bool {
         guard let old else { return true }
         return old.source != new.source || old.label != new.label
-            || old.coordinate.distanceKm(to: new.coordinate) > 0.025
+            || old.coordinate.distanceKm(to: new.coordinate) > LocationPolicy.significantMoveKm
     }
 
     /// What every position source says and which one is used, for `forecastctl locate`.

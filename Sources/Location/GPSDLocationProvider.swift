@@ -5,8 +5,10 @@ import Logging
 
 /// Positions from gpsd, read through libgps on a dedicated thread.
 ///
-/// `run` connects to gpsd, asks it to stream JSON reports and turns each usable TPV report into a
-/// ``LocationEvent/fix(_:)``; reports that cannot be believed (see ``GPSDReport/judged(receivedAt:)``) are refused.
+/// `run` connects to gpsd, asks it to stream JSON reports and turns usable TPV reports into
+/// ``LocationEvent/fix(_:)``s; reports that cannot be believed (see ``GPSDReport/judged(receivedAt:)``) are refused.
+/// Not every fix is handed on: one that changes nothing the daemon judges is kept, and handed on after
+/// `handOnInterval` or before the fix is said to be lost (``GPSDHandOn``), since every hand-on wakes the daemon.
 /// When gpsd is absent or goes away it reports ``LocationEvent/unavailable(source:reason:)`` once per outage and
 /// keeps reconnecting with exponential backoff. Connecting through libgps blocks (name lookup, connect), so all of
 /// this runs on a thread of its own, never on the Swift concurrency pool. The thread sleeps in poll(2) on gpsd's socket and a stop descriptor, with no timeout
@@ -32,12 +34,26 @@ public final class GPSDLocationProvider: LocationProvider {
     /// gpsd's TCP port, 2947 unless gpsd was told otherwise.
     public let port: Int
     public let backoff: Backoff
+    /// The longest the reader keeps fixes that change nothing to itself while gpsd keeps reporting: the
+    /// consumer's fix is never older than the receiver's by more than this (see ``GPSDHandOn``).
+    public let handOnInterval: Duration
     private let logger: Logger
 
-    public init(host: String = "localhost", port: Int = 2947, backoff: Backoff = Backoff(), logger: Logger) {
+    /// The hand-on interval for a consumer that judges a fix no longer fresh after `maxFixAge`: at most 5 s, and
+    /// at most half of `maxFixAge`, so a fix handed on late can never look stale while newer ones are coming.
+    public static func handOnInterval(maxFixAge: Duration) -> Duration {
+        min(.seconds(5), maxFixAge / 2)
+    }
+
+    /// `handOnInterval` zero hands every new fix on.
+    public init(
+        host: String = "localhost", port: Int = 2947, backoff: Backoff = Backoff(),
+        handOnInterval: Duration = GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(120)), logger: Logger
+    ) {
         self.host = host
         self.port = port
         self.backoff = backoff
+        self.handOnInterval = max(handOnInterval, .zero)
         var logger = logger
         logger[metadataKey: "gpsd.host"] = "\(host)"
         logger[metadataKey: "gpsd.port"] = "\(port)"
@@ -60,6 +76,7 @@ public final class GPSDLocationProvider: LocationProvider {
         let host = host
         let port = port
         let backoff = backoff
+        let handOnInterval = handOnInterval
         let logger = logger
         await withTaskCancellationHandler {
             await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
@@ -68,7 +85,8 @@ public final class GPSDLocationProvider: LocationProvider {
                     // Linux keeps 15 characters of a thread name.
                     cgps_name_this_thread("gpsd:\(port)")
                     let reader = GPSDReader(
-                        host: host, port: port, backoff: backoff, logger: logger, stop: stop, deliver: deliver)
+                        host: host, port: port, backoff: backoff, handOnInterval: handOnInterval, logger: logger, stop: stop,
+                        deliver: deliver)
                     reader.run()
                     finished.resume()
                 }
@@ -188,16 +206,19 @@ private final class GPSDReader {
 
     private var fixState = FixState.unknown
     private var lastFix: FixKey?
+    /// Which fixes to hand on, and the newest one kept back.
+    private var handOn: GPSDHandOn
     /// The kinds of implausible data already logged on this connection: each is logged once, not per report.
     private var problemsLogged: Set<GPSDProblem.Kind> = []
 
     init(
-        host: String, port: Int, backoff: GPSDLocationProvider.Backoff, logger: Logger, stop: StopSignal,
-        deliver: @escaping @Sendable (LocationEvent) -> Void
+        host: String, port: Int, backoff: GPSDLocationProvider.Backoff, handOnInterval: Duration, logger: Logger,
+        stop: StopSignal, deliver: @escaping @Sendable (LocationEvent) -> Void
     ) {
         self.host = host
         self.port = port
         self.backoff = backoff
+        self.handOn = GPSDHandOn(interval: handOnInterval)
         self.logger = logger
         self.stop = stop
         self.deliver = deliver
@@ -236,6 +257,7 @@ private final class GPSDReader {
             prepareSocket(cgps_fd(data))
             fixState = .unknown
             lastFix = nil
+            handOn.reset()
             problemsLogged = []
             let end: StreamEnd
             var receivedAnything = false
@@ -250,6 +272,8 @@ private final class GPSDReader {
             cgps_close(data)
 
             guard case .lost(let reason) = end else { break }
+            // The consumer's fix then ages from the last one gpsd sent.
+            handOnPending()
             // A connection that carried reports was a working one: start the backoff afresh. One that gpsd
             // closed at once keeps growing the delay, so a gpsd that refuses clients is not hammered.
             if receivedAnything { delay = backoff.initial }
@@ -291,7 +315,17 @@ private final class GPSDReader {
                 continue
             }
             untilStopCheck = Self.reportsBetweenStopChecks
-            if stop.wait(readable: socket, until: nil) == .stopped { return .stopped }
+            // With a fix kept back, wait no longer than its hand-on is due: gpsd may have fallen silent. (Never
+            // longer than 1.5 intervals, whatever a wall clock set back makes of the deadline.)
+            let flushAt = handOn.flushDeadline.map { deadline in
+                let wait = min(max(0, deadline.timeIntervalSinceNow), handOn.interval.seconds * 1.5)
+                return ContinuousClock.now + .seconds(wait)
+            }
+            switch stop.wait(readable: socket, until: flushAt) {
+            case .stopped: return .stopped
+            case .deadline: handOnPending()
+            case .readable: break
+            }
         }
     }
 
@@ -330,13 +364,21 @@ private final class GPSDReader {
                     ])
                 fixState = .fix
             }
-            deliver(.fix(fix))
+            if handOn.consider(fix) { deliver(.fix(fix)) }
         }
+    }
+
+    /// Hands on the fix kept back, if any.
+    private func handOnPending() {
+        if let fix = handOn.takePending() { deliver(.fix(fix)) }
     }
 
     /// Tells the consumer there is no fix, once per change.
     private func setNoFix(log message: Logger.Message?) {
         guard fixState != .noFix else { return }
+        // The last fix first, so the consumer's ages from the receiver's last; the next fix is a first one.
+        handOnPending()
+        handOn.reset()
         if let message { logger.info(message) }
         fixState = .noFix
         deliver(.noFix(source: .gpsd))

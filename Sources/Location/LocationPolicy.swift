@@ -46,6 +46,11 @@ public struct LocationPolicy: Sendable, Hashable {
         case old(age: TimeInterval)
     }
 
+    /// How far gpsd's position must move before the daemon takes it as a new position (renames the place,
+    /// republishes the report): smaller moves are receiver noise or walking about. The gpsd reader hands fixes
+    /// on by the same measure (``GPSDHandOn``).
+    public static let significantMoveKm = 0.025
+
     public var mode: LocationMode
     /// How old a gpsd fix may be, by this machine's clock, and still be fresh: `now - receivedAt <= maxFixAge`.
     public var maxFixAge: Duration
@@ -124,13 +129,18 @@ public struct JumpFilter: Sendable, Hashable {
         case confirmed
     }
 
+    /// Moves within this distance never count as jumps: that is receiver noise, not travel.
+    public static let noiseFloorKm = 1.0
+    /// How many following fixes confirm a jump unless told otherwise.
+    public static let defaultConfirmations = 2
+
     public var maxSpeedKmh: Double
     /// How many following fixes, each consistent with the one before, confirm a jump.
     public var confirmations: Int
     public private(set) var accepted: LocationFix?
     private var pending: [LocationFix] = []
 
-    public init(maxSpeedKmh: Double, confirmations: Int = 2) {
+    public init(maxSpeedKmh: Double, confirmations: Int = defaultConfirmations) {
         self.maxSpeedKmh = maxSpeedKmh
         self.confirmations = max(1, confirmations)
     }
@@ -169,12 +179,12 @@ public struct JumpFilter: Sendable, Hashable {
     /// The speed a move from `a` to `b` implies, after allowing for both fixes' stated accuracy.
     ///
     /// Times come from the receiver when both fixes carry one (consistent between fixes even when the
-    /// receiver's clock is off), else from this machine's clock. Moves within a kilometre never count as
-    /// jumps: that is receiver noise, not travel.
+    /// receiver's clock is off), else from this machine's clock. Moves within ``noiseFloorKm`` never count
+    /// as jumps.
     func impliedSpeedKmh(from a: LocationFix, to b: LocationFix) -> Double {
         let slack = ((a.accuracyMeters ?? 0) + (b.accuracyMeters ?? 0)) / 1000
         let distance = a.coordinate.distanceKm(to: b.coordinate) - slack
-        guard distance > 1 else { return 0 }
+        guard distance > Self.noiseFloorKm else { return 0 }
         var seconds = b.receivedAt.timeIntervalSince(a.receivedAt)
         if let from = a.fixTime, let to = b.fixTime, to > from { seconds = to.timeIntervalSince(from) }
         let hours = max(seconds, 1) / 3600

@@ -45,7 +45,9 @@ struct GPSDLocationProviderTests {
     @Test("gpslim236.log: connected, then a first fix near Saint-Ouen with accuracy and altitude within 10 s")
     func firstFixFromGPSlim() async throws {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
-            let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
+            // Every fix handed on: the receiver sits still, so by default most would be kept back.
+            let provider = GPSDLocationProvider(
+                port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
             try await running(provider) { recorder in
                 let first = try #require(await recorder.firstFix(within: 20), "no fix within 20 s")
                 let events = recorder.all
@@ -75,6 +77,45 @@ struct GPSDLocationProviderTests {
                         earlier.fixTime == nil && later.fixTime == nil
                         ? earlier.coordinate == later.coordinate : earlier.fixTime == later.fixTime
                     #expect(!repeated, "the same fix twice: \(earlier) then \(later)")
+                }
+            }
+        }
+    }
+
+    @Test("gpslim236.log sitting still: fewer fixes handed on than gpsd sends, none more than 1.5 intervals behind")
+    func fixesKeptBack() async throws {
+        try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
+            // Two readers of the one gpsd: one hands every fix on, the other keeps back what changes nothing.
+            let every = GPSDLocationProvider(
+                port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
+            let interval = 1.0
+            let kept = GPSDLocationProvider(
+                port: fake.port, backoff: quickBackoff, handOnInterval: .seconds(interval), logger: quietLogger())
+            try await running(every) { all in
+                try await running(kept) { handed in
+                    _ = try #require(await handed.firstFix(within: 20), "no fix within 20 s")
+                    try await Task.sleep(for: .seconds(4))
+                    let allFixes = all.all.compactMap { event -> LocationFix? in
+                        guard case .fix(let fix) = event else { return nil }
+                        return fix
+                    }
+                    let handedFixes = handed.all.compactMap { event -> LocationFix? in
+                        guard case .fix(let fix) = event else { return nil }
+                        return fix
+                    }
+                    let first = try #require(handedFixes.first)
+                    let sent = allFixes.filter { $0.receivedAt >= first.receivedAt }
+                    #expect(handedFixes.count < sent.count, "handed on \(handedFixes.count) of \(sent.count)")
+                    // Each fix gpsd sent is followed by a handed-on fix at most 1.5 intervals (and some slack for
+                    // a loaded machine) later, except the newest, which may still be kept back.
+                    for fix in sent.dropLast(3) {
+                        let next = try #require(
+                            handedFixes.first { $0.receivedAt >= fix.receivedAt.addingTimeInterval(-0.2) },
+                            "nothing handed on after \(fix.receivedAt)")
+                        #expect(
+                            next.receivedAt.timeIntervalSince(fix.receivedAt) <= interval * 1.5 + 0.5,
+                            "a fix of \(fix.receivedAt) first handed on at \(next.receivedAt)")
+                    }
                 }
             }
         }

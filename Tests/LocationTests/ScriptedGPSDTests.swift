@@ -146,6 +146,60 @@ struct ScriptedGPSDTests {
         }
     }
 
+    @Test("a receiver sitting still: the first fix, then the last one kept back, handed on before 'no fix'")
+    func keptFixBeforeNoFix() async throws {
+        let start = Date().addingTimeInterval(-10)
+        let still = (0..<4).map { second in
+            ScriptedGPSD.tpv(
+                mode: 3, time: start.addingTimeInterval(Double(second)), latitude: saintOuen.latitude,
+                longitude: saintOuen.longitude, extra: #""eph":8.5"#)
+        }
+        let peer = try ScriptedGPSD(
+            script: still.map { .line($0) } + [.line(ScriptedGPSD.tpv(mode: 1, time: nil, latitude: 0, longitude: 0))])
+        defer { peer.stop() }
+        try await running(provider(peer)) { recorder in
+            _ = try #require(await recorder.first(within: 10) { $0.isNoFix }, "no 'no fix'; events: \(recorder.all)")
+            let events = recorder.all
+            #expect(events.count == 4, "events: \(events)")
+            #expect(events.first == .connected(source: .gpsd))
+            #expect(events.last == .noFix(source: .gpsd))
+            // The two fixes in between change nothing the daemon judges: kept back, then dropped for the newer.
+            // (The script writes times to the millisecond.)
+            let times = fixes(events).map { $0.fixTime.map { $0.timeIntervalSince(start) } ?? -1 }
+            #expect(times.count == 2, "times: \(times)")
+            #expect(zip(times, [0.0, 3.0]).allSatisfy { abs($0 - $1) < 0.01 }, "times: \(times)")
+        }
+    }
+
+    @Test("gpsd falls silent after a fix kept back: it is handed on 1.5 intervals later, and then the reader sleeps")
+    func keptFixWhenSilent() async throws {
+        let start = Date().addingTimeInterval(-10)
+        let peer = try ScriptedGPSD(
+            script: (0..<2).map { second in
+                .line(
+                    ScriptedGPSD.tpv(
+                        mode: 3, time: start.addingTimeInterval(Double(second)), latitude: saintOuen.latitude,
+                        longitude: saintOuen.longitude))
+            })
+        defer { peer.stop() }
+        let provider = GPSDLocationProvider(
+            host: "127.0.0.1", port: peer.port, backoff: quickBackoff, handOnInterval: .milliseconds(400),
+            logger: quietLogger())
+        try await running(provider) { recorder in
+            _ = try #require(await recorder.firstFix(within: 10))
+            let kept = try #require(
+                await recorder.firstFix(from: 2, within: 5), "the kept fix never came; events: \(recorder.all)")
+            #expect(kept.fix.fixTime.map { abs($0.timeIntervalSince(start) - 1) < 0.01 } == true)
+            let thread = try #require(readerThread(port: peer.port), "threads: \(threadNames())")
+            try await Task.sleep(for: .milliseconds(200))
+            let before = try #require(contextSwitches(thread: thread))
+            try await Task.sleep(for: .milliseconds(1500))
+            let after = try #require(contextSwitches(thread: thread))
+            #expect(after - before == 0, "the reader woke \(after - before) times in 1.5 s of silence")
+            #expect(fixes(recorder.all).count == 2)
+        }
+    }
+
     @Test("while gpsd is silent the reader thread sleeps: no wakeups at all")
     func noWakeupsWhileSilent() async throws {
         let peer = try ScriptedGPSD(script: [Self.sentinel()])
