@@ -1,4 +1,4 @@
-# Start-up shared by the benchmark scripts that run the daemon (idle.sh, memory.sh, watch-churn.sh): the
+# Start-up shared by the benchmark scripts that run the daemon (idle.sh, memory.sh, soak.sh, watch-churn.sh): the
 # binaries, a scratch directory cleaned on exit, a local HTTP server replaying a recorded Open-Meteo answer, a
 # settings file, the daemon. Sourced, from the repository's root.
 #
