@@ -191,21 +191,28 @@ if command -v polybar >/dev/null && command -v Xvfb >/dev/null && command -v xwd
     display=":$((90 + RANDOM % 900))"
     Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
     xvfb=$!
-    sleep 1
+    # Xvfb is ready when its socket is there (a loaded machine takes longer than a second).
+    for _ in $(seq 100); do [[ -S /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.1; done
     { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
       sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$work/polybar.ini"
     for case in "stale:888888:ff5555" "no_location:ff5555:888888"; do
         IFS=: read -r report colour other <<<"$case"
         printf '#!/bin/sh\ncat "%s"; echo; sleep 30\n' "$golden/$report.polybar.txt" > "$work/bin/forecastctl"
         chmod +x "$work/bin/forecastctl"
-        PATH="$work/bin:$PATH" DISPLAY="$display" timeout 6 polybar -q -c "$work/polybar.ini" check >/dev/null 2>&1 &
+        PATH="$work/bin:$PATH" DISPLAY="$display" timeout 30 polybar -q -c "$work/polybar.ini" check >/dev/null 2>&1 &
         bar=$!
-        sleep 3
-        DISPLAY="$display" xwd -root -silent > "$work/shot.xwd" 2>/dev/null || true
+        # Screenshots until the text is drawn (up to 20 s: polybar starts slowly on a loaded machine); the
+        # colours are judged on the first one that shows it.
+        hits=0 misses=0
+        for _ in $(seq 20); do
+            sleep 1
+            DISPLAY="$display" xwd -root -silent > "$work/shot.xwd" 2>/dev/null || continue
+            counts=$(python3 "$here/count-colours.py" "$work/shot.xwd" "$colour" "$other")
+            read -r hits misses <<<"$counts"
+            ((hits > 10 || misses > 0)) && break
+        done
         kill "$bar" 2>/dev/null || true
         wait "$bar" 2>/dev/null || true
-        counts=$(python3 "$here/count-colours.py" "$work/shot.xwd" "$colour" "$other")
-        read -r hits misses <<<"$counts"
         ((hits > 10 && misses == 0)) && pass "polybar draws the $report line in #$colour ($hits pixels)" \
             || fail "polybar $report: expected text in #$colour and none in #$other, got $hits and $misses pixels"
     done
@@ -238,8 +245,12 @@ if command -v sway >/dev/null && command -v waybar >/dev/null && command -v grim
     session=(env XDG_RUNTIME_DIR="$wayland/run" WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1)
     "${as[@]}" "${session[@]}" sway -c "$wayland/sway.conf" >/dev/null 2>&1 &
     pids+=($!)
-    sleep 2
-    socket=$(cd "$wayland/run" 2>/dev/null && ls -d wayland-* 2>/dev/null | grep -v lock | head -n 1 || true)
+    socket=
+    for _ in $(seq 40); do
+        sleep 0.5
+        socket=$(cd "$wayland/run" 2>/dev/null && ls -d wayland-* 2>/dev/null | grep -v lock | head -n 1 || true)
+        [[ -n "$socket" ]] && break
+    done
     if [[ -z "$socket" ]]; then
         fail "sway did not start headless"
     else
@@ -248,14 +259,19 @@ if command -v sway >/dev/null && command -v waybar >/dev/null && command -v grim
             printf '#!/bin/sh\ncat "%s"; echo; sleep 30\n' "$golden/$report.waybar.txt" > "$wayland/bin/forecastctl"
             chmod 755 "$wayland/bin/forecastctl"
             "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" PATH="$wayland/bin:/usr/bin:/bin" \
-                timeout 8 waybar -c "$wayland/waybar.jsonc" -s "$wayland/style.css" >/dev/null 2>&1 &
+                timeout 30 waybar -c "$wayland/waybar.jsonc" -s "$wayland/style.css" >/dev/null 2>&1 &
             bar=$!
-            sleep 3
-            "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" grim -t ppm "$wayland/run/shot.ppm" 2>/dev/null || true
+            # Screenshots until the text is drawn (up to 20 s on a loaded machine), judged on the first showing it.
+            hits=0 misses=0
+            for _ in $(seq 20); do
+                sleep 1
+                "${as[@]}" "${session[@]}" WAYLAND_DISPLAY="$socket" grim -t ppm "$wayland/run/shot.ppm" 2>/dev/null || continue
+                counts=$(python3 "$here/count-colours.py" "$wayland/run/shot.ppm" "$colour" "$other")
+                read -r hits misses <<<"$counts"
+                ((hits > 10 || misses > 0)) && break
+            done
             kill "$bar" 2>/dev/null || true
             wait "$bar" 2>/dev/null || true
-            counts=$(python3 "$here/count-colours.py" "$wayland/run/shot.ppm" "$colour" "$other")
-            read -r hits misses <<<"$counts"
             ((hits > 10 && misses == 0)) && pass "Waybar draws the $report module in #$colour ($hits pixels)" \
                 || fail "Waybar $report: expected text in #$colour and none in #$other, got $hits and $misses pixels"
         done
@@ -327,7 +343,7 @@ if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
         display=":$((90 + RANDOM % 900))"
         Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
         pids+=($!)
-        sleep 1
+        for _ in $(seq 100); do [[ -S /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.1; done
         { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
           sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$life/polybar.ini"
         "${daemon_env[@]}" DISPLAY="$display" polybar -q -c "$life/polybar.ini" check >/dev/null 2>&1 &
