@@ -22,7 +22,7 @@ extension SettingsDocument {
         }
         guard path.count == 2, !tableWritten,
             let line = map.entries.first(where: { $0.kind == .keyValue && $0.keyPath == ["units"] && !$0.isInline }),
-            let value = line.valueBytes, map.bytes[value.lowerBound] != UInt8(ascii: "{")
+            let value = line.valueBytes, map.bytes[value].first != UInt8(ascii: "{")
         else { return false }
         var bytes = map.bytes
         let lineEnding = Array(Self.lineEnding(of: bytes).utf8)

@@ -98,7 +98,7 @@ extension SettingsDecoder {
     /// `units.wind = …`): TOML allows one, and its parser's own words ("cannot redefine") do not say which.
     mutating func checkUnitsWrittenOnce() -> Bool {
         guard let key = map.entries.first(where: { $0.kind == .keyValue && $0.keyPath == ["units"] }),
-            let value = key.valueBytes, map.bytes[value.lowerBound] != UInt8(ascii: "{"),
+            let value = key.valueBytes, map.bytes[value].first != UInt8(ascii: "{"),
             let table = map.entries.first(where: { $0.keyPath.count > 1 ? $0.keyPath.first == "units" : $0.kind == .table && $0.keyPath == ["units"] })
         else { return true }
         report(

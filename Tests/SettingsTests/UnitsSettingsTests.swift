@@ -84,6 +84,16 @@ struct UnitsSettingsTests {
         #expect(problems(in: "units = \"uk\"\nunits.wind = \"kn\"\n").count == 1)
     }
 
+    @Test("units with no value at the end of the file is an error naming the place, not a crash")
+    func unitsWithoutValueAtEnd() {
+        // Found by the fuzzer (FuzzSettings): the check for both forms read the byte after `=`, past the end.
+        for text in ["units =", "refresh_minutes = 15\n\"units\" =", "[[ct = 2947 } }\nunits ="] {
+            let found = problems(in: text)
+            #expect(!found.isEmpty, "\(text.debugDescription) was accepted")
+            #expect(found.allSatisfy { $0.hasPrefix("\(settingsPath):") }, "\(found)")
+        }
+    }
+
     @Test("config show and a file made from the settings write the table form, which reads back the same")
     func written() throws {
         var settings = userDefaults
@@ -107,6 +117,15 @@ struct UnitsEditingTests {
 
     func apply(_ words: String, _ path: String) throws(SettingsEditError) -> [String] {
         try SettingsFileEditor.apply(.units(words), to: target(path), places: nil, environment: userEnvironment).lines
+    }
+
+    @Test("a units edit of a file ending in `units =` is refused, the file unchanged, not a crash")
+    func editFileEndingWithoutValue() throws {
+        let directory = try TemporaryDirectory()
+        let text = "refresh_minutes = 15\nunits ="
+        let path = try directory.write(text, to: "forecastd.toml")
+        #expect(throws: SettingsEditError.self) { try apply("wind kn", path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
 
     @Test("a quantity moves units into a [units] table after the root keys, keeping spacing and comments")
