@@ -61,6 +61,13 @@ struct SettingsDecoder {
                     message: "invalid TOML: a key is letters, digits, \"_\" and \"-\", or a quoted string"))
             return defaults
         }
+        if let position = map.firstStrayBrace {
+            problems.append(
+                SettingsProblem(
+                    path: path, line: position.line, column: position.column,
+                    message: "invalid TOML: \"}\" where an array's value or its closing \"]\" belongs"))
+            return defaults
+        }
         guard checkUnitsWrittenOnce() else { return defaults }
         let root: TOMLTable
         do {

@@ -129,16 +129,24 @@ public struct SettingsKey: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `text` as the document `v = text`, parsed; nil when it is not TOML, or is TOML that toml++ would
+    /// stop the process on rather than refuse (a value typed to `set`, from the command line or the socket).
+    private static func tomlValue(_ text: String) -> TOMLTable? {
+        guard !text.contains("\n"), !text.utf8.contains(0) else { return nil }
+        let document = "v = " + text
+        let map = TOMLSourceMap(document)
+        guard map.firstMalformedKey == nil, map.firstStrayBrace == nil else { return nil }
+        return try? TOMLTable(string: document)
+    }
+
     /// `text` read as one TOML string.
     private static func tomlString(_ text: String) -> String? {
-        guard !text.contains("\n"), let table = try? TOMLTable(string: "v = " + text) else { return nil }
-        return table["v"]?.string
+        tomlValue(text)?["v"]?.string
     }
 
     /// `text` read as one TOML array of strings.
     private static func tomlStrings(_ text: String) -> [String]? {
-        guard !text.contains("\n"), let table = try? TOMLTable(string: "v = " + text),
-            let array = table["v"]?.array
+        guard let table = tomlValue(text), let array = table["v"]?.array
         else { return nil }
         let strings = array.compactMap(\.string)
         return strings.count == array.count ? strings : nil

@@ -33,6 +33,8 @@ struct TOMLScanner {
     /// The offset of the first key written with a character TOML does not allow in a bare key (see
     /// ``scanKeyComponent()``).
     var firstMalformedKey: Int?
+    /// The offset of the first `}` where an array's value or its `]` belongs (see ``skipArray()``).
+    var firstStrayBrace: Int?
     var section: [String] = []
     /// Bytes walked to find columns.
     var cost = 0

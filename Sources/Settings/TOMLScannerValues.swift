@@ -53,6 +53,10 @@ extension TOMLScanner {
             case ASCII.comma:
                 index += 1
             default:
+                // toml++ (TOMLKit 0.6) aborts the process on an assertion when an array's value starts
+                // with `}` (`u = [}`, `u = [1, }`) instead of reporting it, so the document is refused
+                // before toml++ reads it.
+                if byte == ASCII.closeBrace, firstStrayBrace == nil { firstStrayBrace = index }
                 let before = index
                 scanValue(path: nil)
                 if index == before { index += 1 }

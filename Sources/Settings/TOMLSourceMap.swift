@@ -74,6 +74,8 @@ package struct TOMLSourceMap: Sendable {
     /// Where the first key written with a character a bare key cannot have is (`[;providers]`,
     /// `name;x = 1`), if any: the document is not TOML.
     package let firstMalformedKey: Position?
+    /// Where the first `}` written in an array where a value or `]` belongs is (`u = [}`), if any.
+    package let firstStrayBrace: Position?
     /// The first statement of each key path, by index into ``entries``.
     private let firstByPath: [[String]: Int]
     /// The first statement inside each table (of a longer key path), by index into ``entries``.
@@ -88,6 +90,7 @@ package struct TOMLSourceMap: Sendable {
         self.entries = scanner.entries
         self.lineStarts = scanner.lineStarts
         self.firstMalformedKey = scanner.firstMalformedKey.map { scanner.position($0) }
+        self.firstStrayBrace = scanner.firstStrayBrace.map { scanner.position($0) }
         // Lookups by path are what placing each problem costs: indexed, a file of many problems is
         // placed in linear time (a search per problem made 10k unknown keys take minutes).
         var firstByPath: [[String]: Int] = [:]

@@ -56,6 +56,16 @@ struct SettingsEditTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
     }
 
+    @Test("set with a value toml++ would abort on is refused, the file unchanged, not a crash")
+    func setStrayBrace() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(commentedFile, to: "forecastd.toml")
+        for value in ["[}", "[\"open-meteo\", }"] {
+            #expect(throws: SettingsEditError.self) { try apply(.set(key: "providers.order", value: value), path) }
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == commentedFile)
+    }
+
     @Test("pin takes coordinates, links and place names; a name's place is noted, an ambiguous one listed")
     func pin() throws {
         let directory = try TemporaryDirectory()

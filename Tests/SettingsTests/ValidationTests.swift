@@ -157,6 +157,20 @@ struct ValidationTests {
         #expect(found.first?.contains("invalid TOML: a key is letters, digits, \"_\" and \"-\", or a quoted string") == true)
     }
 
+    /// toml++ aborts the process on an assertion when an array's value starts with `}`: a settings file
+    /// (or a value given to `set`, from forecastctl or the socket) like these killed the daemon. Found by
+    /// scripts/fuzz (FuzzSettings, `u=[}`).
+    @Test(
+        "a \"}\" where an array's value belongs is an error with its place, not a crash",
+        arguments: [
+            ("u = [}", "1:6"), ("u = [1, }", "1:9"), ("[location]\nx = [\n  }]\n", "3:3"), ("u = [[}]]", "1:7"),
+            ("u = { a = [}] }", "1:12"), ("refresh_minutes = 15 # [}\nu = [ # c\n}", "3:1"),
+        ])
+    func strayBraceInArray(text: String, place: String) {
+        #expect(
+            problems(in: text) == ["\(p):\(place): invalid TOML: \"}\" where an array's value or its closing \"]\" belongs"])
+    }
+
     @Test("a key given twice is a syntax error")
     func duplicateKey() {
         #expect(
