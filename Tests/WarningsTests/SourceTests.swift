@@ -316,10 +316,11 @@ struct SourceTests {
 
     @Test("An unreachable service is offline, not a crash")
     func offline() async throws {
-        var url: URL?
-        try await Alerts.withServer { server, _ in url = server.url("/api/v1/warnings/") }
+        // A port nothing listens on and no replay server can be given (they take ephemeral ports): a
+        // server's port released here could be reused by a test running in parallel, which would answer.
+        let port = try GPSFake.freePort()
         try await Alerts.withServer { _, context in
-            let base = try #require(url)
+            let base = try #require(URL(string: "http://127.0.0.1:\(port)/api/v1/warnings/"))
             let source = try #require(MeteoAlarmSource(country: "BA", url: base, areasFile: nil, context: context))
             let error = await Alerts.failure { () async throws(WarningError) in
                 try await source.warnings(at: Alerts.at(44.77, 17.19))
