@@ -165,7 +165,7 @@ let package = Package(
         .target(
             name: "WeatherProviders",
             dependencies: [
-                "ForecastModel",
+                "ForecastModel", "Executors",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -193,7 +193,7 @@ let package = Package(
         .target(
             name: "Warnings",
             dependencies: [
-                "ForecastModel",
+                "ForecastModel", "Executors",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -251,6 +251,7 @@ let package = Package(
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
                 "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications", "CSystemEvents", "Localization",
+                "Executors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,7 +1,8 @@
 import AsyncHTTPClient
 import Control
-import ForecastModel
+import Executors
 import FileStore
+import ForecastModel
 import Foundation
 import Location
 import Logging

@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 
 /// One timer, set for the next moment a time-based judgement falls due and set again after every

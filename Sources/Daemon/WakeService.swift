@@ -1,4 +1,5 @@
 import CSystemEvents
+import Executors
 import Foundation
 import Glibc
 import Logging

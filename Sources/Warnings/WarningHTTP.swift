@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Executors
 import Foundation
 import Logging
 import NIOCore
@@ -77,7 +78,7 @@ struct WarningHTTP: Sendable {
                 return data
             }
             group.addTask {
-                try await Task.sleep(until: end, clock: .continuous)
+                try await EventLoopSleep.sleep(until: end)
                 return nil
             }
             defer { group.cancelAll() }

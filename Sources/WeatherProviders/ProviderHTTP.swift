@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Executors
 import ForecastModel
 import Foundation
 import Logging
@@ -121,7 +122,7 @@ public struct ProviderHTTP: Sendable {
         let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await response.body.collect(upTo: maxBodyBytes) }
             group.addTask {
-                try await Task.sleep(until: end, clock: .continuous)
+                try await EventLoopSleep.sleep(until: end)
                 return nil
             }
             defer { group.cancelAll() }

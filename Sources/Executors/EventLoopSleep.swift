@@ -8,9 +8,14 @@ import NIOPosix
 /// ahead for as long as any such sleep is pending: one wakeup a second for a daemon that waits an hour. An
 /// event loop of the shared group (the one the HTTP client uses, so no thread is added) arms its timerfd for
 /// the deadline itself and sleeps in `epoll_wait` until then.
-enum EventLoopSleep {
+///
+/// A cancelled sleep takes its timer off the loop at once. `Task.sleep` cannot: under ``EventLoopExecutors`` its
+/// job is a timer of the loop that stays scheduled, holding the sleeping task's memory, until the deadline passes.
+/// A sleep that loses a race (the deadline of a response body that arrived in time) would keep about 1 KB for
+/// the whole timeout, per request.
+package enum EventLoopSleep {
     /// Returns after `duration`, or throws `CancellationError` as soon as the task is cancelled.
-    static func sleep(
+    package static func sleep(
         for duration: Duration, on loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
     ) async throws {
         // At most ten years, so that the event loop's deadline arithmetic cannot overflow.
@@ -36,5 +41,14 @@ enum EventLoopSleep {
                 return pending.task
             }?.cancel()
         }
+    }
+
+    /// Returns at `deadline` (at once when it has passed), or throws `CancellationError` as soon as the task is
+    /// cancelled.
+    package static func sleep(
+        until deadline: ContinuousClock.Instant,
+        on loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()
+    ) async throws {
+        try await sleep(for: ContinuousClock.now.duration(to: deadline), on: loop)
     }
 }
