@@ -4,6 +4,8 @@
 #            recorded Samara answer. gpsd's figure: a gpsd with no device and no client, started the same way.
 #   gpsd     location from gpsd, fed by gpsfake replaying Tests/Fixtures/nmea/gpslim236.log at about one fix
 #            a second; gpsd's figure: that gpsd, serving forecastd.
+#   moving   the same with a receiver driving at 72 km/h (Benchmarks/moving-track.py, synthetic): every fix
+#            moves more than the daemon's hand-on distance. Not in the default CASES.
 # A wakeup is a context switch of any thread (voluntary + involuntary, /proc/PID/task/*/status), counted per
 # thread over a window after settling; CPU is utime + stime from /proc/PID/stat over the same window.
 # Warnings and air quality are off (they would ask services outside the machine; each is one timer an hour).
@@ -86,23 +88,28 @@ for case in $cases; do
     pids+=("$gpsd_pid")
     start_daemon pinned pinned
     ;;
-  gpsd)
+  gpsd | moving)
     mkdir -p "$work/tmp"
-    # About one fix a second: the log has about five sentences per epoch.
-    TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gps_port" \
-      Tests/Fixtures/nmea/gpslim236.log >"$work/gpsfake.log" 2>&1 &
+    # About one fix a second: the recorded log has about five sentences per epoch, the synthetic one four.
+    log=Tests/Fixtures/nmea/gpslim236.log cycle=0.2
+    if [ "$case" = moving ]; then
+      log="$work/moving.log" cycle=0.25
+      Benchmarks/moving-track.py >"$log"
+    fi
+    TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c "$cycle" -P "$gps_port" \
+      "$log" >"$work/gpsfake.log" 2>&1 &
     gpsfake_pid=$!
     pids+=("$gpsfake_pid")
     sleep 2
     gpsd_pid=$(pgrep -P "$gpsfake_pid" gpsd | head -1)
     pids+=("$gpsd_pid")
-    start_daemon gpsd auto
+    start_daemon "$case" auto
     ;;
-  *) echo "unknown case $case (pinned, gpsd)"; exit 2 ;;
+  *) echo "unknown case $case (pinned, gpsd, moving)"; exit 2 ;;
   esac
   sleep "$settle"
   bench_wait_forecast "$work/$case"
-  if [ "$case" = gpsd ]; then
+  if [ "$case" != pinned ]; then
     grep -q '"source":"gpsd"' "$work/$case/run/report.json" \
       || { echo "no gpsd position in the report:"; cat "$work/$case/run/report.json"; exit 1; }
     # The fix rate, counted before the window by a client of its own (so it is not one during the window).
