@@ -316,7 +316,9 @@ let package = Package(
         // MARK: Executors
 
         /// Swift concurrency's executors for the programs: NIO's event loops and the main thread instead of
-        /// libdispatch, whose worker pool wakes the process every second for as long as it runs.
+        /// libdispatch, whose worker pool wakes the process every second for as long as it runs; and
+        /// `EventLoopSleep`, a sleep whose cancellation takes its loop timer away (the daemon's timers, the
+        /// HTTP clients' body deadlines).
         .target(
             name: "Executors",
             dependencies: [
