@@ -10,7 +10,15 @@ import Foundation
 ///
 /// gpsfake (Debian's gpsd-clients) runs under `/usr/bin/python3` in its own session, with `TMPDIR` set to a
 /// folder of its own (gpsd leaves its control socket there), and replays the log in a loop:
-/// `gpsfake -q -n -c CYCLE -P PORT LOG`. ``start(log:port:cycle:)`` returns once gpsd accepts connections.
+/// `gpsfake -q -n -c CYCLE -P PORT LOG`. ``start(log:port:cycle:)`` returns once gpsd accepts connections and
+/// lists the fake receiver among its devices.
+///
+/// gpsfake adds its receiver through gpsd's control socket as soon as the socket's file exists, and if gpsd has
+/// bound it but not yet called listen(2) the connection is refused and gpsfake goes on silently: gpsd then runs
+/// with no device at all and never reports a fix. A gpsd preempted between the two calls on a loaded machine did
+/// that in CI (reproduced by delaying gpsd's listen with `strace -e inject=listen:delay_enter=700000`). So
+/// ``start(log:port:cycle:)`` asks gpsd for its devices (`?DEVICES;`) and starts gpsfake afresh when the receiver
+/// never appears.
 ///
 /// Stopping sends SIGTERM to gpsd, not to gpsfake (whose own signal handler can spin forever); gpsfake then
 /// exits by itself, and the process group is killed only as a last resort. `deinit` stops it too, so a failing
@@ -46,7 +54,13 @@ public final class GPSFake: @unchecked Sendable {
         stop()
     }
 
-    /// Starts gpsfake replaying `log` and waits (up to 10 s) until gpsd accepts connections on `port`.
+    /// How many times ``start(log:port:cycle:)`` starts gpsfake before it gives up on gpsd ever listing the receiver.
+    private static let attempts = 3
+    /// How long gpsd may take to list the receiver once it accepts connections: about a second when all is well.
+    private static let deviceTimeout: TimeInterval = 8
+
+    /// Starts gpsfake replaying `log` and waits until gpsd accepts connections on `port` (up to 10 s) and lists the
+    /// receiver (up to 8 s; gpsfake is started again, up to three times in all, when it does not).
     ///
     /// - Parameters:
     ///   - port: the port for gpsd; a free one is picked when nil. Pass an old instance's port to bring gpsd
@@ -54,6 +68,28 @@ public final class GPSFake: @unchecked Sendable {
     ///   - cycle: seconds between sentences (`-c`). 0.1 suits short logs; long logs whose first fix comes late
     ///     need less.
     public static func start(log: URL, port: Int? = nil, cycle: Double = 0.1) throws -> GPSFake {
+        let port = try port ?? freePort()
+        for attempt in 1...attempts {
+            let fake = try launch(log: log, port: port, cycle: cycle)
+            let deadline = Date(timeIntervalSinceNow: deviceTimeout)
+            while Date() < deadline {
+                if listsADevice(port: port) { return fake }
+                usleep(50_000)
+            }
+            let said = fake.output
+            fake.stop()
+            if attempt == attempts {
+                throw StartError(
+                    description: "gpsd on port \(port) listed no device within \(Int(deviceTimeout)) s of accepting "
+                        + "connections, \(attempts) times: gpsfake could not add \(log.lastPathComponent); it said: "
+                        + (said.isEmpty ? "nothing" : said))
+            }
+        }
+        preconditionFailure("the loop above returns or throws")
+    }
+
+    /// Starts gpsfake once and waits (up to 10 s) until gpsd accepts connections on `port`.
+    private static func launch(log: URL, port: Int, cycle: Double) throws -> GPSFake {
         let gpsfake = "/usr/bin/gpsfake"
         let python = "/usr/bin/python3"
         let setsid = "/usr/bin/setsid"
@@ -64,7 +100,6 @@ public final class GPSFake: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: log.path) else {
             throw StartError(description: "gpsfake: the receiver log \(log.path) does not exist")
         }
-        let port = try port ?? freePort()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("gpsfake-\(port)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -228,6 +263,39 @@ public final class GPSFake: @unchecked Sendable {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
+    }
+
+    /// Whether gpsd on 127.0.0.1:`port` lists at least one device in its answer to `?DEVICES;`.
+    static func listsADevice(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        // gpsd answers at once; the timeout only keeps a wedged gpsd from holding the test.
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        let request = Array("?DEVICES;\n".utf8)
+        guard connected, send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return false }
+        // gpsd greets with VERSION, then answers with one DEVICES line.
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.count < 65_536 {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return false }
+            received += buffer[..<count]
+            for line in received.split(separator: UInt8(ascii: "\n")) {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                    object["class"] as? String == "DEVICES"
+                else { continue }
+                return !((object["devices"] as? [Any]) ?? []).isEmpty
+            }
+        }
+        return false
     }
 
     private static func loopback(port: Int) -> sockaddr_in {
