@@ -89,20 +89,13 @@ for case in $cases; do
     start_daemon pinned pinned
     ;;
   gpsd | moving)
-    mkdir -p "$work/tmp"
     # About one fix a second: the recorded log has about five sentences per epoch, the synthetic one four.
     log=Tests/Fixtures/nmea/gpslim236.log cycle=0.2
     if [ "$case" = moving ]; then
       log="$work/moving.log" cycle=0.25
       Benchmarks/moving-track.py >"$log"
     fi
-    TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c "$cycle" -P "$gps_port" \
-      "$log" >"$work/gpsfake.log" 2>&1 &
-    gpsfake_pid=$!
-    pids+=("$gpsfake_pid")
-    sleep 2
-    gpsd_pid=$(pgrep -P "$gpsfake_pid" gpsd | head -1)
-    pids+=("$gpsd_pid")
+    bench_start_gpsfake "$log" "$cycle"
     start_daemon "$case" auto
     ;;
   *) echo "unknown case $case (pinned, gpsd, moving)"; exit 2 ;;

@@ -1,6 +1,6 @@
-# Start-up shared by the benchmark scripts that run the daemon (idle.sh, memory.sh, soak.sh, watch-churn.sh): the
-# binaries, a scratch directory cleaned on exit, a local HTTP server replaying a recorded Open-Meteo answer, a
-# settings file, the daemon. Sourced, from the repository's root.
+# Start-up shared by the benchmark scripts that run the daemon (idle.sh, memory.sh, soak.sh, watch-churn.sh; peers.sh
+# takes bench_start_gpsfake): the binaries, a scratch directory cleaned on exit, a local HTTP server replaying a
+# recorded Open-Meteo answer, gpsd fed by gpsfake, a settings file, the daemon. Sourced, from the repository's root.
 #
 #   BUILD=release (default)   build forecastd and forecastctl into .build-release first, and use them
 #   BUILD=debug               use .build/debug as it is
@@ -58,6 +58,58 @@ PY
   pids+=($!)
   for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && return; sleep 0.1; done
   echo "the replay server did not start" >&2
+  return 1
+}
+
+# bench_start_gpsfake LOG CYCLE: gpsd on 127.0.0.1:$gps_port fed by gpsfake replaying LOG (CYCLE seconds a
+# sentence, looping; gpsd's control socket in $work/tmp); sets gpsfake_pid and gpsd_pid, adds both to `pids`.
+# Returns once gpsd lists the fake receiver: gpsfake adds it through gpsd's control socket as soon as that file
+# exists, and when gpsd has not yet called listen(2) the add fails without a word and gpsd runs with no device
+# (Sources/TestSupport/GPSFake.swift, which the tests use, says more). gpsfake is started again then, 3 tries.
+bench_start_gpsfake() {
+  local log=$1 cycle=$2 attempt
+  mkdir -p "$work/tmp"
+  for attempt in 1 2 3; do
+    TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c "$cycle" -P "$gps_port" "$log" \
+      >"$work/gpsfake.log" 2>&1 &
+    gpsfake_pid=$!
+    if /usr/bin/python3 - "$gps_port" <<'PY'
+import json, socket, sys, time
+port = int(sys.argv[1])
+deadline = time.monotonic() + 18  # up to 10 s for gpsd to listen, then about 1 s (8 allowed) for the device
+while time.monotonic() < deadline:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+            s.sendall(b"?DEVICES;\n")
+            data = b""
+            while b'"DEVICES"' not in data or not data.endswith(b"\n"):
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        for line in data.splitlines():
+            answer = json.loads(line)
+            if answer.get("class") == "DEVICES" and answer.get("devices"):
+                sys.exit(0)
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.1)
+sys.exit(1)
+PY
+    then
+      gpsd_pid=$(pgrep -P "$gpsfake_pid" gpsd | head -1)
+      pids+=("$gpsfake_pid" "$gpsd_pid")
+      return 0
+    fi
+    # SIGTERM to gpsd, not to gpsfake (whose own handler can spin); gpsfake then exits by itself, or is killed.
+    pkill -TERM -f "gpsd .*-S $gps_port " 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$gpsfake_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$gpsfake_pid" 2>/dev/null || true
+    wait "$gpsfake_pid" 2>/dev/null || true
+    echo "gpsd listed no device (try $attempt of 3); starting gpsfake again" >&2
+  done
+  echo "gpsfake could not give gpsd its receiver; it said:" >&2
+  cat "$work/gpsfake.log" >&2
   return 1
 }
 

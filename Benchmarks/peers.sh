@@ -9,6 +9,8 @@
 # `start_daemon` then runs the release build on it in the background and sets $daemon ($FORECASTD_BIN, when
 # set, names another build to run, such as the static one of scripts/release).
 
+. Benchmarks/lib.sh
+
 start_peers() {
   work=$(mktemp -d "/tmp/fd-$1.XXXXXX")
   gps_port=$((21000 + RANDOM % 5000))
@@ -20,9 +22,7 @@ start_peers() {
   (cd "$work/www" && exec /usr/bin/python3 -m http.server "$http_port" --bind 127.0.0.1 >/dev/null 2>&1) &
   pids+=($!)
   # About one fix a second: the log has about five sentences per epoch.
-  TMPDIR="$work/tmp" setsid /usr/bin/python3 /usr/bin/gpsfake -q -n -c 0.2 -P "$gps_port" Tests/Fixtures/nmea/gpslim236.log \
-    >"$work/gpsfake.log" 2>&1 &
-  pids+=($!)
+  bench_start_gpsfake Tests/Fixtures/nmea/gpslim236.log 0.2
   cat >"$work/forecastd.toml" <<TOML
 [location]
 static_file = ""
