@@ -72,9 +72,9 @@ struct Watch: ParsableCommand {
             For bars that read a command's output continuously (Waybar `exec` without `interval`, i3blocks \
             `interval=persist`, polybar `tail = true`). --city shows one listed city; --rotate N shows here and \
             each listed city in turn, N seconds each. When the daemon is not running or goes away, the last \
-            report it wrote to its status file is shown, marked stale, and followed (inotify) until the \
-            daemon's socket is back; with no status file either, a neutral "no data" line. It never exits \
-            with an error a bar would hide the module for.
+            report it wrote to its status file is shown, marked stale (with --rotate, here and each city in \
+            it in turn), and followed (inotify) until the daemon's socket is back; with no status file \
+            either, a neutral "no data" line. It never exits with an error a bar would hide the module for.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -100,31 +100,26 @@ struct Watch: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
         let path = global.socketPath(settings)
+        let file = StatusFileReport(path: global.statusFile(settings), city: output.city)
+        var away = DaemonAwayWait(statusFile: file.path, socket: path)
+        let writer = BarLineWriter()
         if let rotate {
-            try rotating(path: path, every: rotate)
+            try rotating(path: path, file: file, settings: settings, away: &away, writer: writer, every: rotate)
             return
         }
-        let file = StatusFileReport(path: global.statusFile(settings), city: output.city)
-        let lines = (output.format ?? .text).lineCount
-        var follower: StatusFileFollower?
         var last: String?
-        /// How soon to ask again a daemon whose socket is there but that did not serve this watcher (it refused,
-        /// or the socket is a leftover): from 1 s, doubling up to the minute. Nothing in the socket's directory
-        /// changes when such a daemon becomes ready, so inotify cannot say; a socket that is absent is waited for
-        /// on its directory instead.
-        var retry = Duration.seconds(1)
         /// One line per change: a persistent bar block reads one line per update.
         func show(_ text: String) -> Bool {
-            let line = lines > 1 ? String(text.prefix { $0 != "\n" }) : text
+            let line = firstLine(text)
             guard line != last else { return true }
             last = line
-            return emit(line)
+            return writer.emit(line)
         }
         while true {
             do {
                 let client = try ControlClient(socketPath: path, timeout: .seconds(86_400 * 365))
                 try client.send(ControlRequest.watch(output.reportOptions).line)
-                retry = .seconds(1)
+                away.served()
                 while true {
                     let line = try client.readAnswer()
                     if case .error = ControlReply(line: line) {
@@ -135,35 +130,31 @@ struct Watch: ParsableCommand {
                     guard show(line) else { return }
                 }
             } catch let error as ControlClientError {
-                // The daemon is away: its last report, marked stale, until its socket is back. Woken by
-                // a change of the status file or of the socket's directory, and once a minute so that
-                // the age shown stays true; sooner, with backoff, while a socket is there that refused.
-                if follower == nil { follower = StatusFileFollower(statusFile: file.path, socket: path) }
+                // The daemon is away: its last report, marked stale, until its socket is back.
+                away.arm()
                 let text = file.read().map { output.render($0, settings) } ?? output.unavailableLine(error.description)
                 guard show(text) else { return }
-                var timeout = Duration.seconds(60)
-                if FileManager.default.fileExists(atPath: path) {
-                    timeout = retry
-                    retry = min(retry * 2, .seconds(60))
-                }
-                if let follower {
-                    _ = follower.wait(timeout: timeout)
-                } else {
-                    sleep(2)  // no inotify (out of watches): try again a little later
-                }
+                _ = away.wait()
             }
         }
     }
 
     /// Here, then each listed city, one line each `seconds` apart, rendered by the daemon; the list of
-    /// cities is read again at every round, so cities added or removed are followed.
-    private func rotating(path: String, every seconds: Int) throws {
-        var saidUnavailable = false
+    /// cities is read again at every round, so cities added or removed are followed. While the daemon is
+    /// away, the same rotation from the reports in its status file, marked stale (a round ends early when
+    /// the socket or the file changes, so the daemon's return shows at once); with one report or none, that
+    /// line alone until something changes, as a plain watch shows it.
+    private func rotating(
+        path: String, file: StatusFileReport, settings: Settings, away: inout DaemonAwayWait, writer: BarLineWriter,
+        every seconds: Int
+    ) throws {
+        var last: String?
         while true {
             do {
                 let whole = try ControlClient(socketPath: path).request(.report(ReportOptions()))
                 let cities = (try? ReportJSON.decode(whole))?.cities?.map(\.id) ?? []
-                saidUnavailable = false
+                away.served()
+                last = nil
                 for city in [nil] + cities.map(Optional.some) {
                     var options = output.reportOptions
                     options.city = city
@@ -172,23 +163,33 @@ struct Watch: ParsableCommand {
                         FileHandle.standardError.write(Data("forecastctl: \(line)\n".utf8))
                         throw ExitCode(64)
                     }
-                    guard emit(line) else { return }
+                    guard writer.emit(line) else { return }
                     sleep(UInt32(seconds))
                 }
             } catch let error as ControlClientError {
-                if !saidUnavailable {
-                    guard emit(String(output.unavailableLine(error.description).prefix { $0 != "\n" })) else { return }
-                    saidUnavailable = true
+                away.arm()
+                let lines = file.rotation().map { firstLine(output.render($0, settings)) }
+                guard lines.count > 1 else {
+                    let line = lines.first ?? firstLine(output.unavailableLine(error.description))
+                    if line != last {
+                        guard writer.emit(line) else { return }
+                        last = line
+                    }
+                    _ = away.wait()
+                    continue
                 }
-                sleep(2)
+                last = nil
+                for line in lines {
+                    guard writer.emit(line) else { return }
+                    if away.wait(atMost: .seconds(seconds)) { break }
+                }
             }
         }
     }
 
-    /// Writes one line and flushes it; false when the reader went away (the bar exited).
-    private func emit(_ line: String) -> Bool {
-        let bytes = Array((line + "\n").utf8)
-        return bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) } == bytes.count
+    /// The line a persistent bar block reads per update: the first of a format's lines (i3blocks has three).
+    private func firstLine(_ text: String) -> String {
+        (output.format ?? .text).lineCount > 1 ? String(text.prefix { $0 != "\n" }) : text
     }
 }
 

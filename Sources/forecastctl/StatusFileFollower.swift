@@ -17,11 +17,29 @@ struct StatusFileReport {
 
     /// The report in the file, marked stale; nil when there is no readable report (or not that city).
     func read() -> Report? {
+        guard let whole = readWhole() else { return nil }
+        guard let city else { return Self.markedStale(whole) }
+        return whole.city(city).map { Self.markedStale($0.report) }
+    }
+
+    /// Here's report, then each listed city's, as a rotating bar shows them, each marked stale; empty
+    /// when there is no readable report.
+    func rotation() -> [Report] {
+        guard let whole = readWhole() else { return [] }
+        return ([whole] + (whole.cities ?? []).map(\.report)).map(Self.markedStale)
+    }
+
+    private func readWhole() -> Report? {
         guard let data = FileManager.default.contents(atPath: path),
             let text = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
             let whole = try? ReportJSON.decode(text)
         else { return nil }
-        guard var report = city.map({ whole.city($0)?.report }) ?? whole else { return nil }
+        return whole
+    }
+
+    /// Nothing refreshes a report read from the file: one that held data is old now.
+    private static func markedStale(_ report: Report) -> Report {
+        var report = report
         if report.status == .ok { report.stale = true }
         return report
     }
@@ -46,7 +64,8 @@ extension FormatOptions {
 final class StatusFileFollower {
     private let fd: Int32
     private let paths: [String]
-    private var watches: [Int32] = []
+    /// The watch descriptor of each directory watched now, by path.
+    private var watches: [String: Int32] = [:]
 
     init?(statusFile: String, socket: String) {
         fd = inotify_init1(Int32(IN_CLOEXEC))
@@ -57,19 +76,24 @@ final class StatusFileFollower {
 
     deinit { close(fd) }
 
-    /// Watches each directory, or its nearest existing parent until it appears.
+    /// Watches each directory, or its nearest existing parent until it appears. A directory watched
+    /// already keeps its watch (adding it again only returns it), and a watch no longer wanted is removed
+    /// only after the new ones are in place: a change made meanwhile is never missed.
     private func arm() {
-        for watch in watches { inotify_rm_watch(fd, watch) }
-        watches = []
         let events = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB)
+        var wanted: [String: Int32] = [:]
         for path in paths {
             var directory = URL(fileURLWithPath: path)
             while !FileManager.default.fileExists(atPath: directory.path), directory.path != "/" {
                 directory.deleteLastPathComponent()
             }
             let watch = inotify_add_watch(fd, directory.path, events)
-            if watch >= 0 { watches.append(watch) }
+            if watch >= 0 { wanted[directory.path] = watch }
         }
+        for watch in watches.values where !wanted.values.contains(watch) {
+            inotify_rm_watch(fd, watch)
+        }
+        watches = wanted
     }
 
     /// Waits for a change in the watched directories, or `timeout` (nil: none). Returns false on a
@@ -84,5 +108,48 @@ final class StatusFileFollower {
         // A directory that appeared (or went) changes what must be watched.
         arm()
         return true
+    }
+}
+
+/// How a watcher waits while the daemon is away: until the status file or the socket's directory changes
+/// (inotify), at most a minute so that the age a stale report shows stays true, and sooner, with backoff from
+/// 1 s to the minute, while a socket is there that did not serve the watcher (it refused, or it is a
+/// leftover): nothing in the socket's directory changes when such a daemon becomes ready, so inotify cannot
+/// say. No timed loop otherwise.
+struct DaemonAwayWait {
+    let statusFile: String
+    let socket: String
+    private var follower: StatusFileFollower?
+    private var retry = Duration.seconds(1)
+
+    init(statusFile: String, socket: String) {
+        self.statusFile = statusFile
+        self.socket = socket
+    }
+
+    /// The daemon served the watcher: the next time it is away, its socket is asked again after 1 s.
+    mutating func served() { retry = .seconds(1) }
+
+    /// Starts following the directories, before the status file is read: a change made after the read is
+    /// then seen by ``wait(atMost:)``.
+    mutating func arm() {
+        if follower == nil { follower = StatusFileFollower(statusFile: statusFile, socket: socket) }
+    }
+
+    /// Waits for a change, or `limit` at most (less while a socket that did not serve is there). True when
+    /// something changed.
+    mutating func wait(atMost limit: Duration = .seconds(60)) -> Bool {
+        arm()
+        var timeout = limit
+        if FileManager.default.fileExists(atPath: socket) {
+            timeout = min(limit, retry)
+            retry = min(retry * 2, .seconds(60))
+        }
+        guard let follower else {
+            // No inotify (out of instances): try again a little later rather than never.
+            sleep(UInt32(min(2, max(1, timeout.components.seconds))))
+            return false
+        }
+        return follower.wait(timeout: timeout)
     }
 }

@@ -174,6 +174,118 @@ struct BarCommandsTests {
         try await server.shutdown()
     }
 
+    @Test("watch writes to a bar's pipe one line at a time: the next only once the bar has read the one before")
+    func watchWaitsForThePipeReader() async throws {
+        // polybar up to 3.7.1 shows only the first of two lines that reach its pipe before it reads, and keeps
+        // the second unseen until the next write. A daemon that starts says "no forecast yet", then the weather
+        // a few milliseconds later: the bar must get them one at a time, however slowly it reads.
+        let server = try await ReplayServer.start()
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = settingsText(
+            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
+        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = ctl
+        process.arguments = ["watch", "--format", "polybar", "--config", directory.path + "/forecastd.toml"]
+        process.environment = DaemonProcess.environment(for: directory)
+        process.standardOutput = pipe
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL) }
+        let reader = pipe.fileHandleForReading.fileDescriptor
+        func unread() -> Int32 {
+            var count: Int32 = 0
+            return ioctl(reader, UInt(FIONREAD), &count) == 0 ? count : 0
+        }
+        /// Everything in the pipe now, as lines.
+        func readLines() -> [String] {
+            var bytes = [UInt8](repeating: 0, count: Int(unread()))
+            let count = bytes.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+            return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        func waitForLine() async throws {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+            while unread() == 0 {
+                guard ContinuousClock.now < deadline else { throw TestFailure("watch wrote nothing in 15 s") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await waitForLine()
+        #expect(readLines().last?.contains("no data") == true)
+
+        // The daemon starts and has its forecast while the bar reads nothing.
+        let daemon = try DaemonProcess.start(config: config, in: directory)
+        try await daemon.waitForSocket()
+        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        try await Task.sleep(for: .seconds(1))
+        // Each read finds one line, never two, until the weather.
+        var seen: [String] = []
+        while seen.last?.contains("°C") != true {
+            try await waitForLine()
+            let lines = readLines()
+            #expect(lines.count == 1, "two lines reached the pipe before the bar read: \(lines)")
+            seen += lines
+        }
+        #expect(seen.last == "☁️ 19°C", "\(seen)")
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
+    @Test("watch --rotate while the daemon is away: here and each listed city from the status file, marked stale, then live again")
+    func rotateFollowsTheStatusFile() async throws {
+        let server = try await ReplayServer.start()
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        let directory = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config =
+            settingsText(
+                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, "Samara"),
+                mode: "pinned") + CitiesDaemonTests.cities
+        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
+        // The daemon runs once, so that its status file holds here and both cities, then stops.
+        var daemon = try DaemonProcess.start(config: config, in: directory)
+        try await daemon.waitForSocket()
+        try await daemon.wait(for: "here and both cities with forecasts") {
+            let report = try await socketReport(daemon.socketPath)
+            return report.current != nil && report.cities?.allSatisfy { $0.report.current != nil } == true
+                && report.cities?.count == 2
+        }
+        #expect(await daemon.stop() == 0)
+
+        let outputPath = directory.path + "/watch.out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let process = Process()
+        process.executableURL = ctl
+        process.arguments = ["watch", "--rotate", "1", "--format", "text", "--config", directory.path + "/forecastd.toml"]
+        process.environment = DaemonProcess.environment(for: directory)
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL) }
+        func watched() -> [String] {
+            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        // Away: the three reports in turn from the file, each marked stale, never "no data" or "?".
+        try await daemon.wait(for: "here, Paris and São Paulo from the status file", timeout: .seconds(20)) {
+            let lines = watched()
+            return ["Samara", "Paris", "São Paulo"].allSatisfy { place in lines.contains { $0.hasPrefix(place) } }
+        }
+        let away = watched()
+        #expect(away.allSatisfy { $0.contains("°C") && $0.contains("(stale") }, "\(away)")
+
+        // The daemon is back: the rotation is live again, from the socket.
+        daemon = try DaemonProcess.start(config: config, in: directory)
+        try await daemon.wait(for: "a live line", timeout: .seconds(20)) {
+            watched().dropFirst(away.count).contains { $0.contains("°C") && !$0.contains("stale") }
+        }
+        #expect(!watched().contains { $0.contains("?") || $0.contains("no data") })
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
     @Test("pin by place name: unique, ambiguous with candidates, unknown")
     func pinByName() async throws {
         let directory = try DaemonProcess.makeDirectory()

@@ -322,10 +322,19 @@ if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
     fi
     daemon_env=(env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" XDG_STATE_HOME="$life/state"
         HOME="$life" PATH="$life/bin:/usr/bin:/bin")
+    # While the daemon starts, its watchers print two lines within milliseconds ("no forecast yet", then the
+    # weather). polybar up to 3.7.1 shows only the first of two lines that reach its pipe before it reads
+    # (polybar issue #3117): forecastctl writes the next line only once the bar has read the one before. polybar
+    # is stopped while the daemon starts, so that both lines are ready before it reads, every time (without
+    # the stop, CI saw the red "no forecast yet" stay on one run in many).
     start_daemon() {
+        [[ -n ${polybar:-} ]] && kill -STOP "$polybar" 2>/dev/null
         "${owner[@]}" "${daemon_env[@]}" forecastd --log-level warning 2>>"$life/forecastd.log" &
         daemon=$!
         wait_for "grep -c '\"status\":\"ok\"' '$XDG_RUNTIME_DIR/forecastd/report.json'" 15 1 >/dev/null
+        sleep 0.5
+        [[ -n ${polybar:-} ]] && kill -CONT "$polybar" 2>/dev/null
+        return 0
     }
     # runuser passes the TERM on to the daemon and waits for it.
     stop_daemon() {
@@ -347,7 +356,8 @@ if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
         { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
           sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$life/polybar.ini"
         "${daemon_env[@]}" DISPLAY="$display" polybar -q -c "$life/polybar.ini" check >/dev/null 2>&1 &
-        pids+=($!)
+        polybar=$!
+        pids+=($polybar)
         drawn+=" polybar"
     fi
     if [[ -n "${socket:-}" ]] && command -v waybar >/dev/null; then
