@@ -10,9 +10,12 @@ extension ForecastState {
     // MARK: Cities
 
     /// The next listed city whose forecast is due (missing, older than the refresh interval, or its
-    /// backoff over), nil when every city is fresh: one request per city per interval.
-    public func dueCityFetch() -> (id: String, coordinate: Coordinate)? {
-        cities.due(at: clock(), refreshInterval: configuration.refreshInterval).map { ($0.id, $0.coordinate) }
+    /// backoff over), nil when every city is fresh: one request per city per interval. With the time its
+    /// held forecast speaks for, which the answer must not be older than.
+    public func dueCityFetch() -> (id: String, coordinate: Coordinate, held: Date?)? {
+        cities.due(at: clock(), refreshInterval: configuration.refreshInterval).map {
+            ($0.id, $0.coordinate, cities.held(id: $0.id))
+        }
     }
 
     /// Records a good forecast for a listed city.

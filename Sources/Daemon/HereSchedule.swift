@@ -46,13 +46,14 @@ struct HereSchedule {
     ) -> DueFetch? {
         guard let target = position else { return nil }
         let reason: FetchReason = userAsked ? .userAsked : networkReturned ? .networkReturned : .due
-        if userAsked { return DueFetch(coordinate: target, reason: reason) }
+        let due = DueFetch(coordinate: target, reason: reason, held: forecast?.heldTime(near: target, withinKm: refreshDistanceKm))
+        if userAsked { return due }
         if schedule.isWaiting(at: now), !networkReturned { return nil }
-        guard let forecast, let requestedFor else { return DueFetch(coordinate: target, reason: reason) }
+        guard let forecast, let requestedFor else { return due }
         if requestedFor.distanceKm(to: target) > refreshDistanceKm
             || now.timeIntervalSince(forecast.fetchedAt) >= refreshInterval
         {
-            return DueFetch(coordinate: target, reason: reason)
+            return due
         }
         return nil
     }
@@ -136,6 +137,17 @@ public struct DueFetch: Sendable, Hashable {
     /// Passed to the provider chain: it decides which providers in backoff a user's refresh or the
     /// network's return may ask anyway.
     public var reason: FetchReason
+    /// The time the forecast already held for this place speaks for: the answer must not be older
+    /// (``ProviderChain/fetch(for:reason:held:)``). Nil when none is held for this place.
+    public var held: Date?
     /// Whether a user asked (`forecastctl refresh`).
     public var forced: Bool { reason == .userAsked }
+}
+
+extension Forecast {
+    /// The time this forecast speaks for when it is one for `coordinate` (within `km`): a newer answer for
+    /// that place must not be older. Nil for another place, which an older answer may well replace.
+    func heldTime(near coordinate: Coordinate, withinKm km: Double) -> Date? {
+        self.coordinate.distanceKm(to: coordinate) <= km ? speaksFor : nil
+    }
 }

@@ -95,7 +95,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         // The reason lets a user's refresh, or the network's return, ask providers the
                         // chain's backoff would skip; a provider's own Retry-After still holds.
                         do throws(ProviderError) {
-                            let forecast = try await provider.forecast(for: due.coordinate, reason: due.reason)
+                            let forecast = try await provider.forecast(for: due.coordinate, reason: due.reason, held: due.held)
                             await state.forecastSucceeded(forecast, for: due.coordinate)
                         } catch {
                             await state.forecastFailed(
@@ -106,7 +106,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                     while let city = await state.dueCityFetch(), !Task.isCancelled {
                         let provider = await currentChain()
                         do throws(ProviderError) {
-                            let forecast = try await provider.forecast(for: city.coordinate)
+                            let forecast = try await provider.forecast(for: city.coordinate, reason: .due, held: city.held)
                             await state.cityForecastSucceeded(forecast, id: city.id)
                         } catch {
                             await state.cityForecastFailed(error, id: city.id, retryAt: await provider.nextAttempt())

@@ -227,4 +227,15 @@ extension Forecast {
         return "the answer is dated \(Timestamps.rfc3339(speaksFor)), \(howOld) old "
             + "(a stale copy or a wrong clock at the provider); kept the last good forecast"
     }
+
+    /// Why the answer cannot replace the forecast already held, which speaks for `held`: it speaks for a
+    /// time more than `tolerance` seconds earlier (a cache behind the one asked before, or a wrong clock).
+    /// Nil when it is as new, or newer. The tolerance lets providers that speak for different moments (the
+    /// quarter hour, the hour) take over from each other.
+    public func olderThanHeld(_ held: Date, tolerance: TimeInterval) -> String? {
+        guard let speaksFor, speaksFor < held.addingTimeInterval(-tolerance) else { return nil }
+        let hours = max(1, Int(held.timeIntervalSince(speaksFor) / 3600))
+        return "the answer is dated \(Timestamps.rfc3339(speaksFor)), \(hours == 1 ? "1 hour" : "\(hours) hours") older than the forecast "
+            + "already held (dated \(Timestamps.rfc3339(held))); kept the newer one"
+    }
 }

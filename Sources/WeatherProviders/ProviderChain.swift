@@ -140,7 +140,7 @@ public struct ProviderHealth: Sendable, Hashable {
 /// Each round rounds the coordinate to ``coordinatePrecision`` decimals (privacy, and cache hits at
 /// the providers), then asks the providers in order and stops at the first forecast. A provider that
 /// fails (offline, timeout, 5xx, HTML instead of JSON, a truncated or unusable body, an answer dated
-/// in the past, 429, refused credentials) is put in backoff (``BackoffPolicy``) and is not asked at all until its time has come;
+/// in the past or older than the forecast held, 429, refused credentials) is put in backoff (``BackoffPolicy``) and is not asked at all until its time has come;
 /// the next provider serves meanwhile. A provider that answers again is trusted again at once.
 ///
 /// Meant to be driven by one refresh loop; concurrent rounds are safe but not merged.
@@ -153,6 +153,11 @@ public actor ProviderChain: WeatherProvider {
     /// The oldest an answer's own time (``Forecast/speaksFor``) may be, in seconds, for it to count
     /// as a forecast; an older one is that provider's failure (`bad_response`). Nil: not judged.
     public nonisolated let maximumAnswerAge: TimeInterval?
+    /// How much earlier than the forecast already held an answer may speak for and still replace it: providers
+    /// speak for different moments (Open-Meteo the quarter hour, MET Norway the hour), and one may take over from
+    /// the other. An answer older than that is that provider's failure (`bad_response`): newer data is never
+    /// replaced by older.
+    public static let heldForecastTolerance: TimeInterval = 3600
 
     private let providers: [any WeatherProvider]
     private var health: [ProviderHealth]
@@ -194,8 +199,9 @@ public actor ProviderChain: WeatherProvider {
 
     /// Asks the providers in order for the forecast at `coordinate` (rounded first), skipping those in
     /// backoff (unless `reason` passes over their wait), and returns the first forecast with every
-    /// failure met on the way.
-    public func fetch(for coordinate: Coordinate, reason: FetchReason = .due) async -> ChainOutcome {
+    /// failure met on the way. `held`: the time the forecast already held for that place speaks for
+    /// (``Forecast/speaksFor``); an answer older than it by more than ``heldForecastTolerance`` is refused.
+    public func fetch(for coordinate: Coordinate, reason: FetchReason = .due, held: Date? = nil) async -> ChainOutcome {
         let rounded = Self.round(coordinate, decimals: coordinatePrecision)
         var outcome = ChainOutcome(
             forecast: nil, coordinate: rounded, failures: [], skipped: [], nextAttempt: nil, errors: [])
@@ -223,6 +229,9 @@ public actor ProviderChain: WeatherProvider {
                 if let maximumAnswerAge, let outdated = forecast.outdated(at: now(), maximumAge: maximumAnswerAge) {
                     throw ProviderError(provider: provider.name, kind: .badResponse, detail: outdated)
                 }
+                if let held, let older = forecast.olderThanHeld(held, tolerance: Self.heldForecastTolerance) {
+                    throw ProviderError(provider: provider.name, kind: .badResponse, detail: older)
+                }
                 succeeded(index)
                 outcome.forecast = forecast
                 return outcome
@@ -246,9 +255,12 @@ public actor ProviderChain: WeatherProvider {
         try await forecast(for: coordinate, reason: .due)
     }
 
-    /// ``forecast(for:)`` for a `reason` other than a due forecast.
-    public func forecast(for coordinate: Coordinate, reason: FetchReason) async throws(ProviderError) -> Forecast {
-        let outcome = await fetch(for: coordinate, reason: reason)
+    /// ``forecast(for:)`` for a `reason` other than a due forecast, or never older than a forecast `held`
+    /// (see ``fetch(for:reason:held:)``).
+    public func forecast(
+        for coordinate: Coordinate, reason: FetchReason, held: Date? = nil
+    ) async throws(ProviderError) -> Forecast {
+        let outcome = await fetch(for: coordinate, reason: reason, held: held)
         if var forecast = outcome.forecast {
             for error in outcome.errors {
                 forecast.notes.append("Served by \(forecast.provider) because \(error.message).")

@@ -158,8 +158,11 @@ struct StatePartsTests {
         let held = forecast(at: start)
         #expect(due(paris, held, at: start.addingTimeInterval(899)) == nil)
         #expect(due(paris, held, at: start.addingTimeInterval(900)) != nil)
+        // The answer must not be older than what is held for this place; for another place anything goes.
+        #expect(due(paris, held, at: start.addingTimeInterval(900))?.held == start)
         let moved = Coordinate(latitude: 48.9943, longitude: 2.3330)  // 10 km north
         #expect(due(moved, held, at: start.addingTimeInterval(60)) == DueFetch(coordinate: moved, reason: .due))
+        #expect(due(moved, held, at: start.addingTimeInterval(60))?.held == nil)
         #expect(here.judgementMoments(forecast: held, refreshInterval: 900) == [start.addingTimeInterval(900)])
     }
 

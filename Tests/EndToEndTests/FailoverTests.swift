@@ -246,6 +246,45 @@ struct FailoverTests {
         try await server.shutdown()
     }
 
+    @Test("an answer hours older than the forecast held is refused: the newer one stays, here and in state.json")
+    func answerOlderThanHeld() async throws {
+        // Today's answer speaks for 12:00 in Samara; the same answer from a cache 7 hours behind speaks for
+        // 05:00, less than a day ago whatever the time now, so only its being older than what is held refuses it.
+        let today = RecordedForecast.today(utcOffsetSeconds: 14_400)
+        let fresh = try samaraResponse()
+        #expect(fresh.contains("\"time\":\"\(today)T12:00\""))
+        let behind = fresh.replacingOccurrences(of: "\"time\":\"\(today)T12:00\"", with: "\"time\":\"\(today)T05:00\"")
+        let server = try await ReplayServer.start()
+        server.setRoute(path: Self.openMeteoPath, .json(fresh))
+        let daemon = try await Self.startDaemon(server)
+        defer { daemon.removeDirectory() }
+        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        let good = try await socketReport(daemon.socketPath)
+        let statePath = daemon.directory.path + "/state/forecastd/state.json"
+        try await daemon.wait(for: "the saved state") { FileManager.default.fileExists(atPath: statePath) }
+        let saved = try Data(contentsOf: URL(fileURLWithPath: statePath))
+
+        server.setRoute(path: Self.openMeteoPath, .json(behind))
+        let refused = try await Self.refresh(daemon)
+        #expect(refused.ok == false, "\(refused.message)")
+        #expect(refused.message.contains("older than the forecast already held"), "\(refused.message)")
+        #expect(server.requestCount(path: Self.openMeteoPath) == 2)
+        let report = try await socketReport(daemon.socketPath)
+        #expect(report.errors.map(\.kind) == ["bad_response"])
+        #expect(report.current == good.current)
+        #expect(report.provider?.fetchedAt == good.provider?.fetchedAt)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: statePath)) == saved, "state.json was overwritten")
+
+        // The provider catches up: its answer is taken again.
+        server.setRoute(path: Self.openMeteoPath, .json(fresh))
+        try await Task.sleep(for: Self.userRefresh + .milliseconds(300))
+        let taken = try await Self.refresh(daemon)
+        #expect(taken.ok == true, "\(taken.message)")
+        #expect(try await socketReport(daemon.socketPath).errors.isEmpty)
+        #expect(await daemon.stop() == 0)
+        try await server.shutdown()
+    }
+
     @Test("20 concurrent readers and 5 watchers: exactly one forecast request")
     func economy() async throws {
         let server = try await ReplayServer.start()

@@ -90,6 +90,32 @@ struct ProviderChainTests {
         }
     }
 
+    @Test("An answer older than the forecast already held by more than an hour never replaces it")
+    func answerOlderThanHeld() async throws {
+        try await withServer { server, client in
+            // The Samara answer speaks for 2026-09-15T08:00Z, the MET Norway one for July 2020; no age limit here.
+            let clock = ManualClock(Timestamps.parseUTC("2026-09-15T08:40:00Z")!)
+            let chain = Self.chain(server, client, clock: clock)
+            server.setRoute(path: Self.openMeteoPath, try .fixture(Self.samara))
+            server.setRoute(path: Self.metPath, try .wrapped(MetNorwayTests.fixture))
+            let answerTime = try #require(Timestamps.parseUTC("2026-09-15T08:00:00Z"))
+
+            // Within the tolerance (another provider's quarter hour or hour): taken.
+            let close = await chain.fetch(for: Self.berlin, held: answerTime.addingTimeInterval(45 * 60))
+            #expect(close.forecast?.provider == "open-meteo")
+
+            // Three hours behind what is held (a cache serving an old copy): each provider's failure.
+            let behind = await chain.fetch(for: Self.berlin, held: answerTime.addingTimeInterval(3 * 3600))
+            #expect(behind.forecast == nil)
+            #expect(behind.failures.map(\.kind) == [.badResponse, .badResponse])
+            let message = try #require(behind.failures.first?.message)
+            #expect(
+                message.hasPrefix(
+                    "open-meteo: the answer is dated 2026-09-15T08:00:00Z, 3 hours older than the forecast already held"),
+                "\(message)")
+        }
+    }
+
     @Test(
         "Each misbehaviour of the first provider is served by the second, with the error returned",
         arguments: misbehaviours.map(\.0))
