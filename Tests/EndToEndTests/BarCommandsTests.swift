@@ -21,6 +21,42 @@ struct BarCommandsTests {
         return daemon
     }
 
+    /// A replay server answering with the Samara recording, and a scratch directory whose settings file pins
+    /// Samara (named `name`) on it, with `extra` settings appended: for a daemon and a watcher to share.
+    func pinnedSamara(name: String? = nil, extra: String = "") async throws -> (server: ReplayServer, directory: URL, config: String) {
+        let server = try await ReplayServer.start()
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        let directory = try DaemonProcess.makeDirectory()
+        let config =
+            settingsText(
+                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, name),
+                mode: "pinned") + extra
+        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
+        return (server, directory, config)
+    }
+
+    /// `forecastctl watch ARGUMENTS` on the settings in `directory`, its lines written to `output` (a
+    /// `FileHandle` or a `Pipe`).
+    func startWatch(_ arguments: [String], in directory: URL, output: Any) throws -> Process {
+        let process = Process()
+        process.executableURL = ctl
+        process.arguments = ["watch"] + arguments + ["--config", directory.path + "/forecastd.toml"]
+        process.environment = DaemonProcess.environment(for: directory)
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        return process
+    }
+
+    /// `forecastctl watch ARGUMENTS` writing to a file in `directory`, and a function that reads the lines it
+    /// has written so far.
+    func startWatchToFile(_ arguments: [String], in directory: URL) throws -> (process: Process, lines: () -> [String]) {
+        let outputPath = directory.path + "/watch.out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let process = try startWatch(arguments, in: directory, output: try #require(FileHandle(forWritingAtPath: outputPath)))
+        return (process, { ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) })
+    }
+
     @Test("status --format, forecast, refresh and watch against a running daemon")
     func againstDaemon() async throws {
         let server = try await ReplayServer.start()
@@ -131,26 +167,10 @@ struct BarCommandsTests {
 
     @Test("watch before the daemon starts, while it runs, after it stops and when it is back: never a gap, never ?")
     func watchFollowsTheStatusFile() async throws {
-        let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let directory = try DaemonProcess.makeDirectory()
+        let (server, directory, config) = try await pinnedSamara()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let config = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
-        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
-        let outputPath = directory.path + "/watch.out"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        let process = Process()
-        process.executableURL = ctl
-        process.arguments = ["watch", "--format", "text", "--config", directory.path + "/forecastd.toml"]
-        process.environment = DaemonProcess.environment(for: directory)
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let (process, watched) = try startWatchToFile(["--format", "text"], in: directory)
         defer { kill(process.processIdentifier, SIGKILL) }
-        func watched() -> [String] {
-            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        }
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while watched().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         // Before the daemon: neither socket nor file (not even their directory).
@@ -179,21 +199,10 @@ struct BarCommandsTests {
         // polybar up to 3.7.1 shows only the first of two lines that reach its pipe before it reads, and keeps
         // the second unseen until the next write. A daemon that starts says "no forecast yet", then the weather
         // a few milliseconds later: the bar must get them one at a time, however slowly it reads.
-        let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let directory = try DaemonProcess.makeDirectory()
+        let (server, directory, config) = try await pinnedSamara()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let config = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
-        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
         let pipe = Pipe()
-        let process = Process()
-        process.executableURL = ctl
-        process.arguments = ["watch", "--format", "polybar", "--config", directory.path + "/forecastd.toml"]
-        process.environment = DaemonProcess.environment(for: directory)
-        process.standardOutput = pipe
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let process = try startWatch(["--format", "polybar"], in: directory, output: pipe)
         defer { kill(process.processIdentifier, SIGKILL) }
         let reader = pipe.fileHandleForReading.fileDescriptor
         func unread() -> Int32 {
@@ -236,15 +245,8 @@ struct BarCommandsTests {
 
     @Test("watch --rotate while the daemon is away: here and each listed city from the status file, marked stale, then live again")
     func rotateFollowsTheStatusFile() async throws {
-        let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let directory = try DaemonProcess.makeDirectory()
+        let (server, directory, config) = try await pinnedSamara(name: "Samara", extra: CitiesDaemonTests.cities)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let config =
-            settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, "Samara"),
-                mode: "pinned") + CitiesDaemonTests.cities
-        try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
         // The daemon runs once, so that its status file holds here and both cities, then stops.
         var daemon = try DaemonProcess.start(config: config, in: directory)
         try await daemon.waitForSocket()
@@ -255,19 +257,8 @@ struct BarCommandsTests {
         }
         #expect(await daemon.stop() == 0)
 
-        let outputPath = directory.path + "/watch.out"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        let process = Process()
-        process.executableURL = ctl
-        process.arguments = ["watch", "--rotate", "1", "--format", "text", "--config", directory.path + "/forecastd.toml"]
-        process.environment = DaemonProcess.environment(for: directory)
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        let (process, watched) = try startWatchToFile(["--rotate", "1", "--format", "text"], in: directory)
         defer { kill(process.processIdentifier, SIGKILL) }
-        func watched() -> [String] {
-            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        }
         // Away: the three reports in turn from the file, each marked stale, never "no data" or "?".
         try await daemon.wait(for: "here, Paris and São Paulo from the status file", timeout: .seconds(20)) {
             let lines = watched()

@@ -205,17 +205,22 @@ struct FailoverTests {
         return .json(RecordedForecast.rebased(text, firstDate: "2026-09-15", to: monthAgo))
     }
 
+    /// Waits for the daemon's first forecast and its saved state: the report then, where state.json is, and its bytes.
+    static func firstForecastSaved(_ daemon: DaemonProcess) async throws -> (good: Report, statePath: String, saved: Data) {
+        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        let good = try await socketReport(daemon.socketPath)
+        let statePath = daemon.directory.path + "/state/forecastd/state.json"
+        try await daemon.wait(for: "the saved state") { FileManager.default.fileExists(atPath: statePath) }
+        return (good, statePath, try Data(contentsOf: URL(fileURLWithPath: statePath)))
+    }
+
     @Test("an answer from a month ago is refused: it never replaces the last good forecast, here or in state.json")
     func answerFromThePast() async throws {
         let server = try await ReplayServer.start()
         server.setRoute(path: Self.openMeteoPath, try Self.samaraOK())
         let daemon = try await Self.startDaemon(server)
         defer { daemon.removeDirectory() }
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        let good = try await socketReport(daemon.socketPath)
-        let statePath = daemon.directory.path + "/state/forecastd/state.json"
-        try await daemon.wait(for: "the saved state") { FileManager.default.fileExists(atPath: statePath) }
-        let saved = try Data(contentsOf: URL(fileURLWithPath: statePath))
+        let (good, statePath, saved) = try await Self.firstForecastSaved(daemon)
 
         server.setRoute(path: Self.openMeteoPath, try Self.samaraMonthOld())
         let refused = try await Self.refresh(daemon)
@@ -258,11 +263,7 @@ struct FailoverTests {
         server.setRoute(path: Self.openMeteoPath, .json(fresh))
         let daemon = try await Self.startDaemon(server)
         defer { daemon.removeDirectory() }
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        let good = try await socketReport(daemon.socketPath)
-        let statePath = daemon.directory.path + "/state/forecastd/state.json"
-        try await daemon.wait(for: "the saved state") { FileManager.default.fileExists(atPath: statePath) }
-        let saved = try Data(contentsOf: URL(fileURLWithPath: statePath))
+        let (good, statePath, saved) = try await Self.firstForecastSaved(daemon)
 
         server.setRoute(path: Self.openMeteoPath, .json(behind))
         let refused = try await Self.refresh(daemon)
