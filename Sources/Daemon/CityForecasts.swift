@@ -14,6 +14,9 @@ struct CityForecasts {
         var fromSavedState = false
         var schedule = FetchSchedule()
         var place: Place?
+        /// The network came back (or the machine resumed) after a fetch failed for want of it: due at once,
+        /// whatever its retry said, until its next result.
+        var networkReturned = false
     }
 
     /// The cities in the settings' order.
@@ -65,11 +68,25 @@ struct CityForecasts {
     /// The next city whose forecast is due at `now` (missing, saved before a restart, older than the
     /// refresh interval, or its retry come), nil when every city is fresh: one request per city per
     /// interval.
-    func due(at now: Date, refreshInterval: TimeInterval) -> DaemonConfiguration.City? {
-        cities.first { city in
-            guard let entry = entries[city.id], !entry.schedule.isWaiting(at: now) else { return false }
-            guard let forecast = entry.forecast, !entry.fromSavedState else { return true }
-            return now.timeIntervalSince(forecast.fetchedAt) >= refreshInterval
+    func due(at now: Date, refreshInterval: TimeInterval) -> (city: DaemonConfiguration.City, reason: FetchReason)? {
+        for city in cities {
+            guard let entry = entries[city.id] else { continue }
+            if entry.networkReturned { return (city, .networkReturned) }
+            guard !entry.schedule.isWaiting(at: now) else { continue }
+            guard let forecast = entry.forecast, !entry.fromSavedState else { return (city, .due) }
+            if now.timeIntervalSince(forecast.fetchedAt) >= refreshInterval { return (city, .due) }
+        }
+        return nil
+    }
+
+    /// The network came back or the machine resumed: each city whose fetch failed for want of a connection
+    /// is retried at once (the chain asks the providers that failed so); a provider's own refusal keeps its
+    /// wait. As ``HereSchedule/networkOrClockChanged()`` does for here.
+    mutating func networkOrClockChanged() {
+        for (id, entry) in entries {
+            if let failure = entry.schedule.failure, FetchReason.networkReturned.asksAgain(after: failure.error) {
+                entries[id]?.networkReturned = true
+            }
         }
     }
 
@@ -89,6 +106,7 @@ struct CityForecasts {
         guard entries[id] != nil else { return nil }
         entries[id]?.forecast = forecast
         entries[id]?.fromSavedState = false
+        entries[id]?.networkReturned = false
         entries[id]?.schedule.succeeded()
         return entries[id]?.city
     }
@@ -97,6 +115,7 @@ struct CityForecasts {
     /// true when it starts a streak (worth a warning).
     mutating func failed(_ error: ProviderError, id: String, at now: Date, retryAt: Date) -> Bool {
         guard entries[id] != nil else { return false }
+        entries[id]?.networkReturned = false
         return entries[id]?.schedule.failed(error, at: now, retryAt: retryAt) ?? false
     }
 

@@ -10,11 +10,12 @@ extension ForecastState {
     // MARK: Cities
 
     /// The next listed city whose forecast is due (missing, older than the refresh interval, or its
-    /// backoff over), nil when every city is fresh: one request per city per interval. With the time its
-    /// held forecast speaks for, which the answer must not be older than.
-    public func dueCityFetch() -> (id: String, coordinate: Coordinate, held: Date?)? {
+    /// backoff over, or the network back after it failed offline), nil when every city is fresh: one request
+    /// per city per interval. With why (for the chain's backoff) and the time its held forecast speaks for,
+    /// which the answer must not be older than.
+    public func dueCityFetch() -> (id: String, coordinate: Coordinate, reason: FetchReason, held: Date?)? {
         cities.due(at: clock(), refreshInterval: configuration.refreshInterval).map {
-            ($0.id, $0.coordinate, cities.held(id: $0.id))
+            ($0.city.id, $0.city.coordinate, $0.reason, cities.held(id: $0.city.id))
         }
     }
 
@@ -44,11 +45,13 @@ extension ForecastState {
     /// made wrong.
     ///
     /// A forecast that is overdue is fetched now; one whose last fetch failed because no connection could
-    /// be made or no answer came (offline, timeout) is retried now, whatever its backoff said. A
+    /// be made or no answer came (offline, timeout) is retried now, whatever its backoff said: here's, and
+    /// each listed city's. A
     /// provider's own refusal (HTTP 429, Retry-After, a server error) keeps its wait: the network returning
     /// changes nothing for it.
     public func networkOrClockChanged() {
         here.networkOrClockChanged()
+        cities.networkOrClockChanged()
         reevaluate()
     }
 

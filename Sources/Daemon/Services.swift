@@ -106,7 +106,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                     while let city = await state.dueCityFetch(), !Task.isCancelled {
                         let provider = await currentChain()
                         do throws(ProviderError) {
-                            let forecast = try await provider.forecast(for: city.coordinate, reason: .due, held: city.held)
+                            let forecast = try await provider.forecast(for: city.coordinate, reason: city.reason, held: city.held)
                             await state.cityForecastSucceeded(forecast, id: city.id)
                         } catch {
                             await state.cityForecastFailed(error, id: city.id, retryAt: await provider.nextAttempt())

@@ -212,12 +212,14 @@ public actor ProviderChain: WeatherProvider {
             {
                 if let lastError = health[index].lastError {
                     outcome.skipped.append(.init(provider: provider.name, until: until, lastError: lastError))
+                    // The wait the provider itself asked for, if any, stays the error's: the chain's own backoff
+                    // is said in the detail. So the network's return still asks again a provider skipped after
+                    // it failed offline (a listed city fetched right after here's failure meets it skipped).
                     outcome.errors.append(
                         ProviderError(
                             provider: lastError.provider, kind: lastError.kind,
                             detail: "not asked again before \(Timestamps.rfc3339(until)) after: \(lastError.detail)",
-                            retryAfter: .seconds(max(0, until.timeIntervalSince(started).rounded(.up))),
-                            rateLimitWindow: lastError.rateLimitWindow))
+                            retryAfter: lastError.retryAfter, rateLimitWindow: lastError.rateLimitWindow))
                 }
                 logger.debug(
                     "Skipping a weather provider that is backing off.",

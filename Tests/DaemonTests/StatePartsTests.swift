@@ -212,6 +212,29 @@ struct StatePartsTests {
         #expect(limited.due(position: paris, forecast: nil, now: start.addingTimeInterval(5), refreshInterval: 900, refreshDistanceKm: 5) == nil)
     }
 
+    @Test("the network's return makes a listed city's offline failure due at once, until its next result; a refusal keeps its wait")
+    func citiesNetworkReturn() {
+        let paris = DaemonConfiguration.City(
+            id: "paris-fr", name: "Paris", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: false)
+        let lisbon = DaemonConfiguration.City(
+            id: "lisbon-pt", name: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
+        var cities = CityForecasts([paris, lisbon], places: nil)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        let refusal = ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600))
+        _ = cities.failed(offline, id: "paris-fr", at: start, retryAt: start.addingTimeInterval(60))
+        _ = cities.failed(refusal, id: "lisbon-pt", at: start, retryAt: start.addingTimeInterval(600))
+        let soon = start.addingTimeInterval(5)
+        #expect(cities.due(at: soon, refreshInterval: 900) == nil)
+
+        cities.networkOrClockChanged()
+        let due = cities.due(at: soon, refreshInterval: 900)
+        #expect(due?.city == paris)
+        #expect(due?.reason == .networkReturned)
+        // Failing again (still offline) ends it: the new retry holds. Lisbon's refusal held throughout.
+        _ = cities.failed(offline, id: "paris-fr", at: soon, retryAt: soon.addingTimeInterval(120))
+        #expect(cities.due(at: soon, refreshInterval: 900) == nil)
+    }
+
     // MARK: ReportProblems
 
     @Test("a save's first failure message stays until it succeeds; errors come settings, saves, position and forecast, alerts")

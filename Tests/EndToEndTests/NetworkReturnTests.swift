@@ -34,7 +34,7 @@ extension NetworkQuietTests {
         }
 
         @Test(
-            "a forecast that failed offline is fetched within seconds of the link coming up, not after its backoff",
+            "forecasts that failed offline (here's and the listed cities') are fetched within seconds of the link coming up, not after their backoff",
             .enabled(if: canMakeNamespaces), .timeLimit(.minutes(2)))
         func fetchedWhenLinkComesUp() async throws {
             // Names of this run's own: another run (or a crashed one) never meets them.
@@ -56,8 +56,11 @@ extension NetworkQuietTests {
             let server = try await ReplayServer.start(host: "\(subnet).1")
             defer { Task { try? await server.shutdown() } }
             server.setRoute(path: "/v1/forecast", .json(try samaraResponse()))
-            let text = settingsText(
-                gpsdPort: nil, openMeteoURL: server.url("/v1/forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
+            // With two listed cities: theirs failed offline too, and come back with here's.
+            let text =
+                settingsText(
+                    gpsdPort: nil, openMeteoURL: server.url("/v1/forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
+                + CitiesDaemonTests.cities
             let daemon = try DaemonProcess.start(config: text, wrapper: ["/usr/sbin/ip", "netns", "exec", namespace])
             defer { _ = Task { await daemon.stop() } }
             try await daemon.waitForSocket()
@@ -69,13 +72,15 @@ extension NetworkQuietTests {
             // The first retry after an offline failure is 30 s away; the wake comes within the jitter (5 s).
             let up = ContinuousClock.now
             try Self.ip("-n", namespace, "link", "set", inner, "up")
-            try await daemon.wait(for: "the forecast after the link came up", timeout: .seconds(15)) {
-                try await socketReport(daemon.socketPath).current != nil
+            try await daemon.wait(for: "the forecasts after the link came up", timeout: .seconds(15)) {
+                let report = try await socketReport(daemon.socketPath)
+                return report.current != nil && report.cities?.count == 2
+                    && report.cities?.allSatisfy { $0.report.current != nil } == true
             }
             let latency = ContinuousClock.now - up
             // Well before the backoff's retry, about 30 s after the failure.
             #expect(latency < .seconds(10))
-            #expect(server.requestCount(path: "/v1/forecast") == 1)
+            #expect(server.requestCount(path: "/v1/forecast") == 3)
             #expect(daemon.log.contains("The network or the clock changed"))
         }
     }
