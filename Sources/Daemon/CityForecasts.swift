@@ -90,16 +90,12 @@ struct CityForecasts {
         }
     }
 
-    /// The time the forecast held for a city speaks for: its next answer must not be older. Within a few
-    /// kilometres of the city, so that a city whose coordinates were edited takes any answer for its new place.
+    /// The time the forecast held for a city speaks for: its next answer must not be older. What a city
+    /// holds is always for its place: ``follow(_:)`` starts a moved city afresh, ``restore(_:)`` takes only
+    /// forecasts saved for the same coordinates.
     func held(id: String) -> Date? {
-        guard let entry = entries[id] else { return nil }
-        return entry.forecast?.heldTime(near: entry.city.coordinate, withinKm: Self.sameCityKm)
+        entries[id]?.forecast?.speaksFor
     }
-
-    /// How far a held forecast's coordinate may lie from a city's and still be that city's: the providers
-    /// see coordinates rounded to 2 decimals, about a kilometre.
-    static let sameCityKm = 5.0
 
     /// Records a good forecast; returns the city (nil when it is no longer listed).
     mutating func succeeded(_ forecast: Forecast, id: String) -> DaemonConfiguration.City? {

@@ -64,8 +64,8 @@ extension FormatOptions {
 final class StatusFileFollower {
     private let fd: Int32
     private let paths: [String]
-    /// The watch descriptor of each directory watched now, by path.
-    private var watches: [String: Int32] = [:]
+    /// The watch descriptors of the directories watched now.
+    private var watches: Set<Int32> = []
 
     init?(statusFile: String, socket: String) {
         fd = inotify_init1(Int32(IN_CLOEXEC))
@@ -81,18 +81,16 @@ final class StatusFileFollower {
     /// only after the new ones are in place: a change made meanwhile is never missed.
     private func arm() {
         let events = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB)
-        var wanted: [String: Int32] = [:]
+        var wanted: Set<Int32> = []
         for path in paths {
             var directory = URL(fileURLWithPath: path)
             while !FileManager.default.fileExists(atPath: directory.path), directory.path != "/" {
                 directory.deleteLastPathComponent()
             }
             let watch = inotify_add_watch(fd, directory.path, events)
-            if watch >= 0 { wanted[directory.path] = watch }
+            if watch >= 0 { wanted.insert(watch) }
         }
-        for watch in watches.values where !wanted.values.contains(watch) {
-            inotify_rm_watch(fd, watch)
-        }
+        for watch in watches.subtracting(wanted) { inotify_rm_watch(fd, watch) }
         watches = wanted
     }
 

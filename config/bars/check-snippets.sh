@@ -20,6 +20,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 golden="$root/Tests/Fixtures/reports/golden"
+# shellcheck source=headless-polybar.sh
+. "$here/headless-polybar.sh"
 work=$(mktemp -d)
 tmux_inner="forecastd-check-inner-$$"
 tmux_outer="forecastd-check-outer-$$"
@@ -188,13 +190,8 @@ fi
 # show the text in the colour of its %{F…} tag (grey for stale data, red for no location) and no other.
 if command -v polybar >/dev/null && command -v Xvfb >/dev/null && command -v xwd >/dev/null; then
     mkdir -p "$work/bin"
-    display=":$((90 + RANDOM % 900))"
-    Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
-    xvfb=$!
-    # Xvfb is ready when its socket is there (a loaded machine takes longer than a second).
-    for _ in $(seq 100); do [[ -S /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.1; done
-    { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
-      sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$work/polybar.ini"
+    start_xvfb
+    polybar_config "$here/polybar.ini" "$work/polybar.ini"
     for case in "stale:888888:ff5555" "no_location:ff5555:888888"; do
         IFS=: read -r report colour other <<<"$case"
         printf '#!/bin/sh\ncat "%s"; echo; sleep 30\n' "$golden/$report.polybar.txt" > "$work/bin/forecastctl"
@@ -349,12 +346,9 @@ if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
     # The bars that draw, with the real forecastctl on their PATH.
     drawn=""
     if command -v polybar >/dev/null && command -v Xvfb >/dev/null && command -v xwd >/dev/null; then
-        display=":$((90 + RANDOM % 900))"
-        Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
-        pids+=($!)
-        for _ in $(seq 100); do [[ -S /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.1; done
-        { printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
-          sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } > "$life/polybar.ini"
+        start_xvfb
+        pids+=($xvfb)
+        polybar_config "$here/polybar.ini" "$life/polybar.ini"
         "${daemon_env[@]}" DISPLAY="$display" polybar -q -c "$life/polybar.ini" check >/dev/null 2>&1 &
         polybar=$!
         pids+=($polybar)

@@ -20,6 +20,8 @@ cycles=${CYCLES:-30}
 cd "$root"
 # shellcheck source=../../Benchmarks/lib.sh
 . Benchmarks/lib.sh
+# shellcheck source=headless-polybar.sh
+. "$here/headless-polybar.sh"
 bench_workdir polybar-startups
 bench_serve_forecast
 export XDG_RUNTIME_DIR="$work/run" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" HOME="$work"
@@ -27,12 +29,9 @@ mkdir -p "$XDG_RUNTIME_DIR/forecastd" "$XDG_CONFIG_HOME/forecastd" "$XDG_STATE_H
 ln -s "$bin_dir/forecastctl" "$work/bin/forecastctl"
 bench_settings_toml "$XDG_RUNTIME_DIR/forecastd" >"$XDG_CONFIG_HOME/forecastd/forecastd.toml"
 
-display=":$((90 + RANDOM % 900))"
-Xvfb "$display" -screen 0 400x24x24 >/dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [[ -S /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.1; done
-{ printf '[bar/check]\nwidth = 100%%\nheight = 24\nfont-0 = DejaVu Sans:pixelsize=12\nmodules-left = forecast\n\n'
-  sed -n '/^\[module\/forecast\]/,$p' "$here/polybar.ini"; } >"$work/polybar.ini"
+start_xvfb
+pids+=($xvfb)
+polybar_config "$here/polybar.ini" "$work/polybar.ini"
 PATH="$work/bin:$PATH" DISPLAY="$display" polybar -q -c "$work/polybar.ini" check >/dev/null 2>&1 &
 polybar=$!
 pids+=($polybar)
