@@ -17,7 +17,7 @@ let package = Package(
     name: "forecastd-benchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // MARK: The measured code (symlinks to ../Sources)

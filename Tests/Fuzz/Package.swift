@@ -31,7 +31,7 @@ let package = Package(
     name: "forecastd-fuzz",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0")
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0")
     ],
     targets: [
         // MARK: The code under test (symlinks to ../../Sources)
