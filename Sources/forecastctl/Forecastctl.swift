@@ -69,7 +69,7 @@ struct Forecastctl: ParsableCommand {
         version: ForecastdVersion.versionLine(
             program: "forecastctl", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor()),
         subcommands: [
-            Status.self, Watch.self, ForecastCommand.self, WarningsCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
+            Status.self, Watch.self, ForecastCommand.self, WarningsCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, PickCommand.self, UnpinCommand.self, ModeCommand.self,
             SetCommand.self, ConfigCommand.self, ReloadCommand.self, LocateCommand.self,
             CitiesCommand.self, HistoryCommand.self,
         ]
