@@ -23,15 +23,16 @@ extension Settings {
         ["map"], \Settings.map,
         documentation: """
             The map of `forecastctl pick`, a page served on 127.0.0.1 for choosing a place by clicking.
-            Its tiles are loaded by your browser from this server; without them the page still shows
-            forecastd's own places and a grid of latitudes and longitudes. See docs/pick.md.
+            Your browser loads its tiles from this server; without them the page still shows forecastd's
+            own places and a grid of latitudes and longitudes.
             """,
         [
             .key(
                 "tiles_url", \.tilesURL, .tileURLTemplate, .live,
                 """
-                The tile server: {allowed}. The default is OpenStreetMap's standard map, under its
-                tile usage policy (https://operations.osmfoundation.org/policies/tiles/).
+                The tile server, {allowed}.
+                OpenStreetMap's standard map by default, under its tile usage policy
+                (https://operations.osmfoundation.org/policies/tiles/): for picking a place, not bulk use.
                 """),
             .key(
                 "attribution", \.attribution, .nonEmpty("the credit the tile server asks for"), .live,
