@@ -103,9 +103,12 @@ def open_page(driver, url, tiles):
 
 
 def selection(driver):
-    element = by_id(driver, "selection")
-    coordinate = element.find_elements(By.CLASS_NAME, "coordinate")
-    return element.text, coordinate[0].text if coordinate else ""
+    """The marked place's text and its coordinate, read at once (the page rewrites them as it learns the name)."""
+    text, coordinate = driver.execute_script(
+        "const e = document.getElementById('selection'), c = e.querySelector('.coordinate');"
+        "return [e.innerText, c ? c.textContent : ''];"
+    )
+    return text, coordinate
 
 
 def wait_selection(driver, expected):
@@ -134,6 +137,15 @@ def severe_console_messages(driver):
     return messages
 
 
+def labels(driver):
+    """The place names written beside the largest dots, read at once (the dots are redrawn as the map moves)."""
+    return driver.execute_script("return Array.from(document.querySelectorAll('.place-label')).map(e => e.textContent)")
+
+
+def count(driver, selector):
+    return driver.execute_script("return document.querySelectorAll(arguments[0]).length", selector)
+
+
 def search(driver, text):
     query = by_id(driver, "query")
     query.clear()
@@ -150,7 +162,6 @@ def flow_search_pin(driver, url, args):
     name, coordinate = wait_selection(driver, "Paris, Texas, US")
     by_id(driver, "pin").click()
     outcome = wait_done(driver)
-    screenshot(driver, args.screenshot_dir, "search-pin.png")
     return {"selection": name, "coordinate": coordinate, "outcome": outcome}
 
 
@@ -180,19 +191,16 @@ def flow_offline(driver, url, args):
     wait_for(driver, lambda d: d.execute_script("return document.body.dataset.tiles") == "offline", "the offline map")
     notice = by_id(driver, "offline")
     wait_for(driver, lambda d: notice.is_displayed(), "the offline notice")
-    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "path.place-dot")) > 20, "the gazetteer's dots")
-    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "path.graticule")) > 4, "the graticule")
-    labels_before = [label.text for label in driver.find_elements(By.CLASS_NAME, "place-label")]
+    wait_for(driver, lambda d: count(d, "path.place-dot") > 20, "the gazetteer's dots")
+    wait_for(driver, lambda d: count(d, "path.graticule") > 4, "the graticule")
+    labels_before = labels(driver)
+    dots_before = count(driver, "path.place-dot")
     search(driver, args.query or "Bergen, Norway")
     name, coordinate = wait_selection(driver, "Bergen, Vestland, NO")
     # The dots follow the map to Bergen.
-    wait_for(
-        driver,
-        lambda d: any("Bergen" in label.text for label in d.find_elements(By.CLASS_NAME, "place-label")),
-        "Bergen's label among the dots",
-    )
-    labels_after = [label.text for label in driver.find_elements(By.CLASS_NAME, "place-label")]
-    dots = len(driver.find_elements(By.CSS_SELECTOR, "path.place-dot"))
+    wait_for(driver, lambda d: any("Bergen" in label for label in labels(d)), "Bergen's label among the dots")
+    labels_after = labels(driver)
+    dots_after = count(driver, "path.place-dot")
     # A dot is a place to click: the marker moves there and is named at once.
     screenshot(driver, args.screenshot_dir, "offline.png")
     by_id(driver, "cancel").click()
@@ -201,7 +209,8 @@ def flow_offline(driver, url, args):
         "notice": notice.text,
         "labels_before": labels_before,
         "labels_after": labels_after,
-        "dots": dots,
+        "dots_before": dots_before,
+        "dots_after": dots_after,
         "selection": name,
         "coordinate": coordinate,
         "outcome": outcome,
@@ -231,15 +240,25 @@ class AttackerPage(http.server.BaseHTTPRequestHandler):
 
 
 def statuses_of(driver, fragment):
-    """The HTTP statuses the browser received for URLs containing `fragment` (DevTools' network log)."""
-    statuses = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
+    """The HTTP statuses the browser received for requests to URLs containing `fragment` (DevTools' network
+    log). A response the page may not read (another origin's, blocked by its Cross-Origin-Resource-Policy)
+    has its status only in the extra-info event."""
+    messages = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
+    ids = {
+        message["params"]["requestId"]
+        for message in messages
+        if message.get("method") == "Network.requestWillBeSent" and fragment in message["params"]["request"]["url"]
+    }
+    statuses = {}
+    for message in messages:
+        params = message.get("params", {})
+        if params.get("requestId") not in ids:
+            continue
         if message.get("method") == "Network.responseReceived":
-            response = message["params"]["response"]
-            if fragment in response["url"]:
-                statuses.append(response["status"])
-    return statuses
+            statuses[params["requestId"]] = params["response"]["status"]
+        elif message.get("method") == "Network.responseReceivedExtraInfo":
+            statuses.setdefault(params["requestId"], params["statusCode"])
+    return sorted(statuses.values())
 
 
 def flow_refused(driver, url, args):
@@ -276,8 +295,8 @@ def flow_refused(driver, url, args):
 
 def flow_keyboard(driver, url, args):
     open_page(driver, url, tiles=False)
-    body = driver.find_element(By.TAG_NAME, "body")
-    body.click()
+    # As the page opens: nothing has the keyboard yet.
+    driver.execute_script("if (document.activeElement) document.activeElement.blur()")
     ActionChains(driver).send_keys(Keys.TAB).perform()
     first = driver.switch_to.active_element.get_attribute("id")
     if first != "query":
@@ -287,18 +306,23 @@ def flow_keyboard(driver, url, args):
     focused = driver.switch_to.active_element.get_attribute("id")
     if focused != "map":
         raise FlowFailure("after the search the keyboard is on %r, not the map" % focused)
-    ActionChains(driver).send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_DOWN).perform()
-    # Enter marks the map's centre, moved by the arrows.
-    for _ in range(50):
+    # One key at a time: Leaflet ignores an arrow while the pan of the one before is still moving.
+    for key in [Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_DOWN]:
+        ActionChains(driver).send_keys(key).perform()
+        time.sleep(0.5)
+    # Enter marks the map's centre, moved by the arrows: pressed until the centre is still (Leaflet animates
+    # each step of a pan) and no longer the place found.
+    previous = None
+    for _ in range(100):
         time.sleep(0.1)
         ActionChains(driver).send_keys(Keys.ENTER).perform()
         name, centre = selection(driver)
-        if centre and centre != found:
+        if centre and centre != found and centre == previous:
             break
+        previous = centre
     else:
-        raise FlowFailure("the arrows did not move the map (the centre is still %s)" % found)
+        raise FlowFailure("the arrows did not move the map to rest (the centre is %s, the place %s)" % (previous, found))
     name, centre = wait_selection(driver, "Nearest place: ")
-    screenshot(driver, args.screenshot_dir, "keyboard.png")
     ActionChains(driver).send_keys("p").perform()
     outcome = wait_done(driver)
     screenshot(driver, args.screenshot_dir, "pinned.png")

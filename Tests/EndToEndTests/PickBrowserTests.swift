@@ -229,7 +229,9 @@ struct PickBrowserTests {
         let pick = try await setup.pick()
         let result = try await Self.flow("offline", pick.url, query: "Bergen, Norway")
         #expect((result["notice"] as? String)?.hasPrefix("The map's tiles cannot be loaded") == true)
-        #expect((result["dots"] as? Int ?? 0) > 20)
+        // Around Oslo at zoom 10, then around Bergen at zoom 11: the largest places in each view.
+        #expect((result["dots_before"] as? Int ?? 0) > 20)
+        #expect((result["dots_after"] as? Int ?? 0) >= 5)
         #expect((result["labels_before"] as? [String])?.contains("Oslo, Oslo, NO") == true)
         #expect((result["labels_after"] as? [String])?.contains("Bergen, Vestland, NO") == true)
         #expect((result["selection"] as? String)?.hasPrefix("Nearest place: Bergen, Vestland, NO") == true)
@@ -269,9 +271,12 @@ struct PickBrowserTests {
         let exit = try await pick.waitForExit()
         #expect(exit.status == 0, "\(exit.stderr)")
         let name = try await Self.placeName(latitude, longitude, setup)
+        #expect((result["selection"] as? String)?.hasPrefix("Nearest place: \(name),") == true)
+        // A point, not a place: pinned as `forecastctl pin LAT,LON` pins it, without a name.
         let settings = setup.fileText()
-        #expect(settings.contains("latitude = \(latitude)\nlongitude = \(longitude)\nname = \"\(name)\"\n"), "\(settings)")
-        #expect((result["outcome"] as? String)?.hasPrefix("Pinned to \(name),") == true)
+        #expect(settings.contains("[location.pin]\nlatitude = \(latitude)\nlongitude = \(longitude)\n\n"), "\(settings)")
+        #expect(settings.contains("mode = \"pinned\"\n"))
+        #expect((result["outcome"] as? String)?.hasPrefix("Pinned to ") == true)
     }
 }
 

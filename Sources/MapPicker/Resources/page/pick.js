@@ -176,7 +176,8 @@
     const layer = offlineLayers.graticule;
     layer.clearLayers();
     const zoom = map.getZoom();
-    const steps = [30, 30, 20, 10, 5, 2, 1, 0.5, 0.25, 0.1, 0.05, 0.02, 0.01];
+    // About 100 to 250 pixels between lines at every zoom.
+    const steps = [30, 30, 30, 20, 10, 10, 5, 2, 1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002];
     const step = steps[Math.min(Math.max(zoom, 0), steps.length - 1)];
     const bounds = map.getBounds();
     const south = Math.max(-85, Math.floor(bounds.getSouth() / step) * step);
