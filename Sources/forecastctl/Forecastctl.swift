@@ -61,6 +61,8 @@ struct Forecastctl: ParsableCommand {
                   forecastctl pin "Paris, TX"
                   forecastctl units imperial
                   forecastctl units wind kn
+              Choose the place on a map in the browser, and pin it:
+                  forecastctl pick
               The nearest place to a coordinate, without a daemon:
                   forecastctl place 48.85 2.35
               Start a settings file from the documented one (every key at its default):

@@ -47,10 +47,12 @@ struct PickCommand: ParsableCommand {
     var printOnly = false
 
     @Option(name: .long, help: ArgumentHelp("The port to listen on, on 127.0.0.1 (default: one the system chooses).", valueName: "PORT"))
-    var port: Int = 0
+    var port: Int?
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535 (0: any free port)") }
+        if let port, !(1...65535).contains(port) {
+            throw ValidationError("--port \(port) is not a port (allowed: 1 to 65535; leave it out for one the system chooses)")
+        }
     }
 
     func run() throws {
@@ -70,7 +72,7 @@ struct PickCommand: ParsableCommand {
                 translation: settings.phrases.translation, start: startingPoint(settings))
             let server: PickServer
             do {
-                server = try PickServer.start(page: page, gazetteer: gazetteer, port: port)
+                server = try PickServer.start(page: page, gazetteer: gazetteer, port: port ?? 0)
             } catch {
                 throw CommandFailure(message: "\(error)", exitCode: .requestFailed)
             }
