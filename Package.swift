@@ -14,6 +14,8 @@
 //   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
 //   (NetworkManager, logind) can build on DBus too. Notifications (what to notify, remembered in the state
 //   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
+//   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
+//   forecastctl uses it.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
