@@ -14,6 +14,8 @@
 //   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
 //   (NetworkManager, logind) can build on DBus too. Notifications (what to notify, remembered in the state
 //   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
+//   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
+//   forecastctl uses it.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -334,6 +336,34 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Map picker
+
+        /// `forecastctl pick`'s page: a server on 127.0.0.1 (SwiftNIO) that serves the map (Leaflet, shipped in
+        /// Resources/page, never from a CDN), the gazetteer's places, name search and nearest place, and hands the
+        /// choice to forecastctl; a one-time token, loopback Host and same Origin only, every input bounded.
+        .target(
+            name: "MapPicker",
+            dependencies: [
+                "ForecastModel", "Gazetteer", "Localization",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            // README.md says where the page's Leaflet comes from; only page/ is shipped.
+            exclude: ["Resources/README.md"],
+            resources: [.copy("Resources/page")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MapPickerTests",
+            dependencies: [
+                "MapPicker", "Gazetteer", "ForecastModel", "Localization", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Command lines
 
         /// forecastd's command line: flags, logging, wiring the concrete parts, running.
@@ -353,7 +383,7 @@ let package = Package(
             name: "ForecastctlCommands",
             dependencies: [
                 "Control", "CGPSVersion", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
-                "WeatherProviders", "Localization",
+                "WeatherProviders", "Localization", "MapPicker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -310,3 +310,27 @@ extension SettingType {
         }
     }
 }
+
+extension SettingType {
+    /// A tile server's URL template as Leaflet reads it: http or https, with `{z}`, `{x}` and `{y}`, and
+    /// optionally `{s}` (a subdomain, a, b or c) and `{r}` (`@2x` on high-density screens); no other braces.
+    static var tileURLTemplate: SettingType<String> {
+        let allowed = "a URL such as \"https://tile.openstreetmap.org/{z}/{x}/{y}.png\""
+        return string().refined(allowed: allowed, documented: "an http or https URL with {z}, {x} and {y}") {
+            template in
+            let refusal = SettingsRefusal(
+                "\(TOMLText.quote(template)) is not a tile URL with {z}, {x} and {y}", allowed: allowed)
+            guard ["{z}", "{x}", "{y}"].allSatisfy(template.contains) else { return .failure(refusal) }
+            var filled = template
+            for (placeholder, sample) in [("{s}", "a"), ("{z}", "1"), ("{x}", "1"), ("{y}", "1"), ("{r}", "")] {
+                filled = filled.replacingOccurrences(of: placeholder, with: sample)
+            }
+            guard !filled.contains("{"), !filled.contains("}"), !filled.contains(where: \.isWhitespace),
+                let components = URLComponents(string: filled),
+                let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                let host = components.host, !host.isEmpty, components.user == nil, components.password == nil
+            else { return .failure(refusal) }
+            return .success(template)
+        }
+    }
+}

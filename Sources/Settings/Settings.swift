@@ -39,6 +39,8 @@ public struct Settings: Sendable, Hashable {
     public var air = Air()
     /// `[notifications]`: desktop notifications, off by default.
     public var notifications = Notifications()
+    /// `[map]`: the map of `forecastctl pick`.
+    public var map = Map()
     /// Where the daemon keeps state between runs (the last forecast, the last place).
     ///
     /// Not a key of the file yet: `$XDG_STATE_HOME/forecastd` (`~/.local/state/forecastd` when unset),

@@ -118,6 +118,21 @@ extension SettingsFileEditor {
         return SettingsEditOutcome(edit: edit, lines: lines(edit, unchanged: unchanged), notes: notes)
     }
 
+    /// Pins the position to `pin` and makes the mode `pinned`, in one edit (one check, one atomic write):
+    /// `forecastctl pick`'s "Pin here", after which the forecast is for the place chosen whatever gpsd or
+    /// IP geolocation say. `pin` alone keeps the mode (see ``SettingsEditRequest/pin(_:name:)``).
+    public static func pinAndUse(
+        _ pin: Pin, to target: SettingsEditTarget,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SettingsEditError) -> SettingsEditOutcome {
+        let edit = try self.edit(target, environment: environment) { document throws(SettingsEditError) in
+            try document.setPin(pin.coordinate, name: pin.name)
+            document.set(try SettingsKey("location.mode"), to: .string(LocationMode.pinned.rawValue))
+        }
+        let unchanged = "location.pin: \(describe(edit.settings.location.pin)), location.mode: pinned"
+        return SettingsEditOutcome(edit: edit, lines: lines(edit, unchanged: unchanged), notes: [])
+    }
+
     /// Sets the key named `dotted` to the value typed as `text`.
     private static func set(
         _ dotted: String, _ text: String, in target: SettingsEditTarget, environment: [String: String]

@@ -43,6 +43,7 @@ package enum SettingsTable {
         Settings.outputTable, Settings.statusFilesTable, Settings.displayTable, Settings.historyTable,
         Settings.warningsTable, Settings.nwsTable, Settings.metNorwayWarningsTable, Settings.brightSkyTable,
         Settings.meteoalarmTable, Settings.nowcastTable, Settings.airTable, Settings.notificationsTable,
+        Settings.mapTable,
         Settings.citiesTable,
     ]
 

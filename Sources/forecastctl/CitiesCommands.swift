@@ -84,30 +84,10 @@ struct CitiesCommand: ParsableCommand {
                     throw CommandFailure(message: "cities add needs a place, e.g. `forecastctl cities add Paris`", exitCode: .usage)
                 }
                 let place = try resolvePlace(text)
-                var city = Settings.City(
+                let city = Settings.City(
                     name: name ?? place.name, admin1: place.admin1, countryCode: place.countryCode,
                     coordinate: place.coordinate, favorite: favorite, added: CalendarDate(Date()), explicitID: id)
-                let current = try global.loadSettings().cities
-                switch city.placed(among: current) {
-                case .new(let placed):
-                    city = placed
-                case .duplicate(let listed) where id == nil || listed.id == id:
-                    print("\(listed.label) is already listed as \(listed.id), unchanged")
-                    if favorite && !listed.favorite {
-                        note("it is not a favourite; `forecastctl cities favorite \(listed.id)` makes it one")
-                    }
-                    return
-                case .duplicate(let listed), .conflict(let listed):
-                    throw CommandFailure(
-                        message: "the id \"\(city.id)\" is already that of \(listed.label); nothing was added. Give this "
-                            + "place an id of its own with --id, e.g. --id \(city.id)-2",
-                        exitCode: .usage)
-                }
-                let edit = try editSettings(global) { document throws(SettingsEditError) in
-                    try document.appendCity(city)
-                }
-                print(
-                    "added \(city.id): \(describeCity(city))\(city.favorite ? ", a favourite" : "") (\(edit.path))")
+                try addCity(city, global: global)
             }
         }
 
@@ -261,6 +241,43 @@ struct CitiesCommand: ParsableCommand {
 }
 
 // MARK: - Shared
+
+/// What `addCity` did.
+enum CityAddition {
+    /// The city was appended to the list, with the id it got.
+    case added(Settings.City)
+    /// A city already listed is the same place (the same name or id, within 25 km): nothing changed.
+    case listed(Settings.City)
+}
+
+/// Adds `city` to the list as `cities add` does, and prints what it did: a place already listed is left as
+/// it is; a new place whose id is taken gets its name, region and country's id, or is refused when the id
+/// was asked for (`city.explicitID`). `forecastctl pick`'s "Add to my cities" uses it too.
+@discardableResult
+func addCity(_ city: Settings.City, global: GlobalOptions) throws -> CityAddition {
+    var city = city
+    let current = try global.loadSettings().cities
+    switch city.placed(among: current) {
+    case .new(let placed):
+        city = placed
+    case .duplicate(let listed) where city.explicitID == nil || listed.id == city.explicitID:
+        print("\(listed.label) is already listed as \(listed.id), unchanged")
+        if city.favorite && !listed.favorite {
+            note("it is not a favourite; `forecastctl cities favorite \(listed.id)` makes it one")
+        }
+        return .listed(listed)
+    case .duplicate(let listed), .conflict(let listed):
+        throw CommandFailure(
+            message: "the id \"\(city.id)\" is already that of \(listed.label); nothing was added. Give this "
+                + "place an id of its own with --id, e.g. --id \(city.id)-2",
+            exitCode: .usage)
+    }
+    let edit = try editSettings(global) { document throws(SettingsEditError) in
+        try document.appendCity(city)
+    }
+    print("added \(city.id): \(describeCity(city))\(city.favorite ? ", a favourite" : "") (\(edit.path))")
+    return .added(city)
+}
 
 /// Sets `favorite` on the city `words` names.
 private func setFavorite(_ favorite: Bool, words: [String], global: GlobalOptions) throws {

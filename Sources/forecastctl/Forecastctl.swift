@@ -61,6 +61,8 @@ struct Forecastctl: ParsableCommand {
                   forecastctl pin "Paris, TX"
                   forecastctl units imperial
                   forecastctl units wind kn
+              Choose the place on a map in the browser, and pin it:
+                  forecastctl pick
               The nearest place to a coordinate, without a daemon:
                   forecastctl place 48.85 2.35
               Start a settings file from the documented one (every key at its default):
@@ -69,7 +71,7 @@ struct Forecastctl: ParsableCommand {
         version: ForecastdVersion.versionLine(
             program: "forecastctl", libgpsMajor: forecastd_libgps_api_major(), libgpsMinor: forecastd_libgps_api_minor()),
         subcommands: [
-            Status.self, Watch.self, ForecastCommand.self, WarningsCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, UnpinCommand.self, ModeCommand.self,
+            Status.self, Watch.self, ForecastCommand.self, WarningsCommand.self, Refresh.self, PlaceCommand.self, UnitsCommand.self, PinCommand.self, PickCommand.self, UnpinCommand.self, ModeCommand.self,
             SetCommand.self, ConfigCommand.self, ReloadCommand.self, LocateCommand.self,
             CitiesCommand.self, HistoryCommand.self,
         ]

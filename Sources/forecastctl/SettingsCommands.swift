@@ -283,7 +283,7 @@ func editSettings(
 }
 
 /// Shows an edit's warnings and, when the file was written, asks a running daemon to reload.
-private func afterEdit(_ edit: SettingsFileEdit, _ global: GlobalOptions) {
+func afterEdit(_ edit: SettingsFileEdit, _ global: GlobalOptions) {
     edit.warnings.forEach { warn($0.description) }
     if edit.written {
         askDaemonToReload(socketPath: global.socketPath(edit.settings))
