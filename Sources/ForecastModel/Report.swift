@@ -40,13 +40,16 @@ public struct Report: Sendable, Hashable, Codable {
     /// (``AlertStaleness``): the warnings shown are the last good ones and may be out of date; absent
     /// otherwise.
     public var warningsStale: Bool?
+    /// How many more warnings are in force at the position than `warnings` lists (the least severe, beyond
+    /// the report's bound); absent when none.
+    public var warningsOmitted: Int?
 
     public init(
         schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
         location: ReportLocation?, place: ReportPlace?, units: ReportUnits, current: ReportCurrent?,
         hourly: [ReportHour], daily: [ReportDay], provider: ReportProvider?, errors: [ReportError],
         warnings: [WeatherWarning]? = nil, nowcast: ReportNowcast? = nil, air: ReportAir? = nil,
-        warningsStale: Bool? = nil
+        warningsStale: Bool? = nil, warningsOmitted: Int? = nil
     ) {
         self.schema = schema
         self.updatedAt = updatedAt
@@ -64,6 +67,7 @@ public struct Report: Sendable, Hashable, Codable {
         self.warnings = warnings
         self.nowcast = nowcast
         self.warningsStale = warningsStale
+        self.warningsOmitted = warningsOmitted
         self.air = air
     }
 

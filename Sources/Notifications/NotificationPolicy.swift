@@ -105,7 +105,8 @@ public struct NotificationPolicy: Sendable {
 
         // Warnings.
         if let all = report.warnings {
-            let inForce = all.filter { $0.isInForce(at: now) }
+            // A warning whose area is not confirmed may be elsewhere in the country: listed, never notified.
+            let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed }
             for warning in inForce {
                 let qualifies = warning.severity >= preferences.minimumSeverity
                 let held = quiet && warning.severity < .extreme
@@ -132,7 +133,7 @@ public struct NotificationPolicy: Sendable {
                 }
                 // Seen again, nothing to show: keep following it.
                 record.identifier = warning.identifier
-                record.expires = warning.expires
+                record.expires = warning.until
                 record.lastSeen = now
                 ledger.warnings[warning.id] = record
             }
