@@ -283,6 +283,8 @@ public actor ForecastState {
         moments += here.judgementMoments(forecast: inputs.forecast, refreshInterval: configuration.refreshInterval)
         if let forecast = inputs.forecast { moments.append(forecast.fetchedAt.addingTimeInterval(inputs.staleAfter)) }
         moments += cities.judgementMoments(refreshInterval: configuration.refreshInterval, staleAfter: inputs.staleAfter)
+        // A warning leaves the report at its end even when no source answers (those restored from state.json).
+        moments += inputs.warnings?.compactMap(\.until) ?? []
         return moments.map { $0.addingTimeInterval(0.001) }.filter { $0 > now }.min()
     }
 
@@ -344,6 +346,7 @@ public actor ForecastState {
         let cityStaleness = cityInputs.map { $0.isStale(now: now) }
         guard
             force || inputs != publishedInputs || inputs.isStale(now: now) != report.stale || cityInputs != publishedCityInputs
+                || inputs.warnings.map({ $0.filter { $0.isInForce(at: now) }.count }) != report.warnings?.count
                 || cityStaleness != (report.cities ?? []).map(\.report.stale)
         else { return }
         var fresh = Report(inputs, now: now)

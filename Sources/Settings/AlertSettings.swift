@@ -101,7 +101,7 @@ extension Settings {
         "MeteoAlarm's country feeds; the url ends with a \"/\", and feeds-COUNTRY is appended to it.")
     static let ecccTable = warningServiceTable(
         "eccc", \Settings.warnings.eccc,
-        "Environment and Climate Change Canada's alerts (api.weather.gc.ca), in French when [display] language is.")
+        "Environment and Climate Change Canada's alerts (api.weather.gc.ca); texts in French or English.")
 
     private static func warningServiceTable(
         _ name: String, _ service: any WritableKeyPath<Settings, WarningService> & Sendable,

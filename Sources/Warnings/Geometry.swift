@@ -105,7 +105,11 @@ public struct GeoRing: Sendable, Hashable {
             else { throw .invalidCoordinate(latitude: position.latitude, longitude: position.longitude) }
         }
         var ring = Self.cleaned(positions)
-        guard ring.count >= 3 else { throw .tooFewDistinctPoints(count: Set(ring.map(Key.init)).count) }
+        guard ring.count >= 3 else {
+            // Named by the positions as sent: "2 distinct corners" says more than what spike removal left.
+            let sent = Set(positions.map(Key.init)).count
+            throw .tooFewDistinctPoints(count: sent < 3 ? sent : Set(ring.map(Key.init)).count)
+        }
         ring.append(ring[0])
 
         var travel = 0.0

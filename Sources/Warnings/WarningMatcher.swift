@@ -7,6 +7,11 @@ public struct UnplacedWarning: Sendable, Hashable {
     public var warning: WeatherWarning
     /// The codes that could not be turned into a shape (`UGC:IAC113`, `EMMA_ID:UK108`).
     public var geocodes: [Geocode]
+
+    public init(warning: WeatherWarning, geocodes: [Geocode]) {
+        self.warning = warning
+        self.geocodes = geocodes
+    }
 }
 
 /// One source's messages sorted by whether they cover the position.
