@@ -152,6 +152,9 @@ def _meteoalarm_warnings(feed):
                 codes = [code.get("valueName") for code in area.get("geocode") or [] if isinstance(code, dict)]
                 areas.append({
                     "name": area.get("areaDesc"), "shapes": shapes, "geocodes": len(codes),
+                    # DWD sends the parts cut out of an area as geocodes EXCLUDE_POLYGON whose value is a
+                    # CAP polygon; standard CAP has no holes, so they are counted here, not applied.
+                    "exclude_polygons": sum(1 for code in codes if code == "EXCLUDE_POLYGON"),
                     "no_shape_detail": "no polygon or circle (geocodes only: "
                     + (", ".join(sorted(set(c for c in codes if c))) or "none") + ")",
                 })
@@ -516,6 +519,8 @@ def judge_document(entry, corpus, count):
                 item = {"info": i_index, "area": a_index, "language": info["language"], "name": area["name"]}
                 geometry, world, counts, unusable = build_area(area["shapes"], label)
                 item["shapes"] = dict(counts, geocodes=area["geocodes"])
+                if area.get("exclude_polygons"):
+                    item["shapes"]["exclude_polygons"] = area["exclude_polygons"]
                 if unusable:
                     item["shapes"]["unusable"] = unusable
                 if geometry is None:
