@@ -88,11 +88,19 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
         return until > now
     }
 
-    /// Whether its period is empty: it ends at or before it starts, so it is never in force (a source's
-    /// mistake, refused as a bad entry).
+    /// Whether its hazard ends at or before it starts (``ends`` not after ``onset``): never in force, a source's
+    /// mistake, refused as a bad entry.
     public var isNeverInForce: Bool {
-        guard let onset, let until else { return false }
-        return until <= onset
+        guard let onset, let ends else { return false }
+        return ends <= onset
+    }
+
+    /// Whether this message only announces a hazard to come: its own ``expires`` is at or before the ``onset``
+    /// and it gives no ``ends`` (NWS issues watches so, days ahead, and reissues them). Listed until the message
+    /// expires, shown "from <onset>" with no end, never notified: it is not in force while it is valid.
+    public var isAnnouncement: Bool {
+        guard ends == nil, let onset, let expires else { return false }
+        return expires <= onset
     }
 
     private enum CodingKeys: String, CodingKey {

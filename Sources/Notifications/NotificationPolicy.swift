@@ -105,8 +105,9 @@ public struct NotificationPolicy: Sendable {
 
         // Warnings.
         if let all = report.warnings {
-            // A warning whose area is not confirmed may be elsewhere in the country: listed, never notified.
-            let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed }
+            // A warning whose area is not confirmed may be elsewhere in the country, and a message that only
+            // announces a hazard after it expires is not in force while it is valid: listed, never notified.
+            let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed && !$0.isAnnouncement }
             for warning in inForce {
                 let qualifies = warning.severity >= preferences.minimumSeverity
                 let held = quiet && warning.severity < .extreme

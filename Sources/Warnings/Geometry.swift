@@ -10,7 +10,7 @@ public enum GeometryError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooFewDistinctPoints(count: Int)
     /// More positions in one ring than ``GeometryLimits/maxRingPositions``.
     case tooManyPositions(count: Int, limit: Int)
-    /// A position outside latitude −90…90 / longitude −180…180, or not a finite number.
+    /// A position outside latitude −90…90 / longitude −360…360, or not a finite number.
     case invalidCoordinate(latitude: Double, longitude: Double)
     /// A `Polygon` or `MultiPolygon` with no rings at all.
     case empty
@@ -28,7 +28,7 @@ public enum GeometryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooManyPositions(let count, let limit):
             "a ring has \(count) positions; at most \(limit) are read"
         case .invalidCoordinate(let latitude, let longitude):
-            "a position (\(latitude), \(longitude)) is outside latitude -90...90 / longitude -180...180"
+            "a position (\(latitude), \(longitude)) is outside latitude -90...90 / longitude -360...360"
         case .empty:
             "the geometry has no rings"
         case .unsupportedType(let type):
@@ -42,11 +42,13 @@ public enum GeometryError: Error, Sendable, Hashable, CustomStringConvertible {
 /// The bounds on shapes from outside (docs/reliability.md).
 public enum GeometryLimits {
     /// Most positions read in one ring; a longer ring is refused as ``GeometryError/tooManyPositions(count:limit:)``
-    /// (the warning's other shapes and codes still decide). Real warning polygons have tens to a few thousand.
-    public static let maxRingPositions = 20_000
+    /// (the warning's other shapes and codes still decide). Real warning polygons have tens to a few thousand
+    /// positions; the largest ring in the corpus (Burkina Faso's ANAM, a country outline) has 41,009.
+    public static let maxRingPositions = 100_000
     /// Most positions read in all the shapes of one answer; past it the answer is refused whole
-    /// (``PositionBudget``) and the source's last good warnings stay.
-    public static let maxFeedPositions = 100_000
+    /// (``PositionBudget``) and the source's last good warnings stay. The most in one corpus document is 93,054
+    /// (an NWS high wind watch for Alaska's coast).
+    public static let maxFeedPositions = 250_000
 }
 
 /// How many positions an answer's shapes may still have: one per answer, spent as shapes are read.
@@ -74,6 +76,7 @@ public struct PositionBudget: Sendable {
 ///
 /// - Repeated consecutive positions and zero-area spikes (the ring going A → B → A, or back along its own
 ///   edge) are removed; a ring that does not end where it starts is closed. What is left needs 3 corners.
+///   A longitude past ±180 (up to ±360) is read modulo 360.
 /// - Edges are straight lines in longitude and latitude (GeoJSON, RFC 7946 §3.1.1). An edge spanning more than
 ///   180° of longitude goes the short way round, across the ±180° meridian (so a ring written 179° → −179° is
 ///   2° wide); one of exactly 180° or 360° (from −180 to 180) is taken as written, as a box round the whole
@@ -99,10 +102,15 @@ public struct GeoRing: Sendable, Hashable {
         guard positions.count <= GeometryLimits.maxRingPositions else {
             throw .tooManyPositions(count: positions.count, limit: GeometryLimits.maxRingPositions)
         }
-        for position in positions {
+        var positions = positions
+        for index in positions.indices {
+            let position = positions[index]
             guard position.latitude.isFinite, position.longitude.isFinite, abs(position.latitude) <= 90,
-                abs(position.longitude) <= 180
+                abs(position.longitude) <= 360
             else { throw .invalidCoordinate(latitude: position.latitude, longitude: position.longitude) }
+            // A longitude past ±180 names the meridian it names modulo 360 (GDACS writes -180.434).
+            if position.longitude > 180 { positions[index].longitude -= 360 }
+            if position.longitude < -180 { positions[index].longitude += 360 }
         }
         var ring = Self.cleaned(positions)
         guard ring.count >= 3 else {

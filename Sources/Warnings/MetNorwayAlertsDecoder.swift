@@ -86,7 +86,9 @@ public enum MetNorwayAlertsDecoder {
                 headline: properties.text("title"), description: description,
                 instruction: properties.text("instruction"), area: properties.text("area"),
                 url: properties.text("web"), sent: nil, identifier: identifier,
-                messageType: WarningMessageType(cap: properties.text("type")) ?? .alert)
+                messageType: WarningMessageType(cap: properties.text("type")) ?? .alert,
+                // The interval is the warning's own period: its end is the hazard's.
+                ends: interval.count > 1 ? Timestamps.parseUTC(interval[1]) : nil)
             let area = WarningArea(name: warning.area, geometry: reading.geometry, refusedShapes: reading.refused)
             feed.keep(WarningMessage(warning: warning, coverage: .areas([area])), entry: entry)
             return true

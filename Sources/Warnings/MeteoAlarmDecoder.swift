@@ -49,6 +49,42 @@ public enum MeteoAlarmDecoder {
         return feed
     }
 
+    /// Which `info` block is read: the English one (`en`, `en-GB`, …), else the first; nil when there is none.
+    static func chosenInfo(_ infos: [[String: Any]]) -> Int? {
+        infos.firstIndex { ($0.text("language") ?? "").lowercased().hasPrefix("en") } ?? (infos.isEmpty ? nil : 0)
+    }
+
+    /// One CAP `area`: its polygons and circles (each refused alone when it cannot be judged) and geocodes.
+    static func area(_ object: [String: Any], budget: inout PositionBudget) throws(PositionBudget.Exceeded)
+        -> WarningArea
+    {
+        var reading = AreaGeometry.Reading()
+        for text in object.texts("polygon") {
+            let ring: GeoRing
+            do {
+                ring = try AreaGeometry.capPolygon(text)
+            } catch {
+                reading.refused.append(error)
+                continue
+            }
+            try budget.spend(ring.positions.count)
+            reading.polygons.append(GeoPolygon(outer: ring))
+        }
+        for text in object.texts("circle") {
+            do {
+                reading.circles.append(try AreaGeometry.capCircle(text))
+            } catch {
+                reading.refused.append(error)
+            }
+        }
+        let geocodes = object.objects("geocode").compactMap { code -> Geocode? in
+            guard let scheme = code.text("valueName"), let value = code.text("value") else { return nil }
+            return Geocode(scheme: scheme, value: value)
+        }
+        return WarningArea(
+            name: object.text("areaDesc"), geometry: reading.geometry, geocodes: geocodes, refusedShapes: reading.refused)
+    }
+
     /// One CAP alert in MeteoAlarm's JSON form: a message, nil when it is not a warning to show
     /// (not `Actual`, or green), or the problem that makes it unusable.
     static func decodeAlert(_ alert: [String: Any], budget: inout PositionBudget) throws(PositionBudget.Exceeded)
@@ -57,8 +93,8 @@ public enum MeteoAlarmDecoder {
         guard (alert.text("status") ?? "").lowercased() == "actual" else { return .success(nil) }
         guard let identifier = alert.text("identifier") else { return .failure(.missingField("identifier")) }
         let infos = alert.objects("info")
-        guard let info = infos.first(where: { ($0.text("language") ?? "").lowercased().hasPrefix("en") }) ?? infos.first
-        else { return .failure(.missingField("info")) }
+        guard let chosen = chosenInfo(infos) else { return .failure(.missingField("info")) }
+        let info = infos[chosen]
 
         let severity: WarningSeverity
         let awareness = info.objects("parameter").first { $0.text("valueName")?.lowercased() == "awareness_level" }
@@ -72,38 +108,9 @@ public enum MeteoAlarmDecoder {
         let areaObjects = info.objects("area")
         guard !areaObjects.isEmpty else { return .failure(.noArea) }
         var areas: [WarningArea] = []
-        for object in areaObjects {
-            var reading = AreaGeometry.Reading()
-            for text in object.texts("polygon") {
-                let ring: GeoRing
-                do {
-                    ring = try AreaGeometry.capPolygon(text)
-                } catch {
-                    reading.refused.append(error)
-                    continue
-                }
-                try budget.spend(ring.positions.count)
-                reading.polygons.append(GeoPolygon(outer: ring))
-            }
-            for text in object.texts("circle") {
-                do {
-                    reading.circles.append(try AreaGeometry.capCircle(text))
-                } catch {
-                    reading.refused.append(error)
-                }
-            }
-            let geocodes = object.objects("geocode").compactMap { code -> Geocode? in
-                guard let scheme = code.text("valueName"), let value = code.text("value") else { return nil }
-                return Geocode(scheme: scheme, value: value)
-            }
-            guard reading.geometry != nil || !geocodes.isEmpty || !reading.refused.isEmpty else {
-                return .failure(.noArea)
-            }
-            areas.append(
-                WarningArea(
-                    name: object.text("areaDesc"), geometry: reading.geometry, geocodes: geocodes,
-                    refusedShapes: reading.refused))
-        }
+        // An area with neither shape nor code (a description only) is kept: it decides nothing, so the
+        // warning is placed by its other areas or listed with its area not confirmed, never dropped.
+        for object in areaObjects { areas.append(try area(object, budget: &budget)) }
         let names = areas.compactMap(\.name)
         let warning = WeatherWarning(
             source: sourceName, event: event, severity: severity, urgency: WarningUrgency(cap: info.text("urgency")),

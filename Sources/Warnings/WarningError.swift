@@ -62,7 +62,7 @@ public enum WarningEntryProblem: Error, Sendable, Hashable, CustomStringConverti
     case invalidGeometry(GeometryError)
     /// A field every warning needs is missing or empty (`identifier`, `event`).
     case missingField(String)
-    /// Its end (`ends`, else `expires`) is not after its start (`onset`, else `effective`): it is never in force.
+    /// Its hazard's end (`ends`; MET Norway's interval end) is not after its start (`onset`): never in force.
     case neverInForce(from: Date, until: Date)
 
     public var description: String {

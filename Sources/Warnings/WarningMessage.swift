@@ -102,12 +102,12 @@ public struct DecodedFeed: Sendable, Hashable {
         self.omitted = omitted
     }
 
-    /// Keeps a decoded message, unless its period is never in force (refused) or the feed already keeps as
+    /// Keeps a decoded message, unless its hazard ends before it starts (refused) or the feed already keeps as
     /// many as it may (then the least severe go, counted in ``omitted``).
     mutating func keep(_ message: WarningMessage, entry: String, limit: Int = WarningLimits.maxMessagesPerFeed) {
         let warning = message.warning
-        if warning.isNeverInForce, let onset = warning.onset, let until = warning.until {
-            refused.append(RefusedEntry(entry: entry, problem: .neverInForce(from: onset, until: until)))
+        if warning.isNeverInForce, let onset = warning.onset, let ends = warning.ends {
+            refused.append(RefusedEntry(entry: entry, problem: .neverInForce(from: onset, until: ends)))
             return
         }
         if case .areas(let areas) = message.coverage {

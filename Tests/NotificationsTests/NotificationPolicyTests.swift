@@ -105,6 +105,16 @@ struct NotificationPolicyTests {
                 == [.warning(unconfirmed.id)])
     }
 
+    @Test("A message that expires before its hazard starts (an announcement, issue 28's G7) is never notified")
+    func announcementNotNotified() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        var ledger = NotificationLedger()
+        var watch = Self.warning("nws-watch", severity: .severe, expiresIn: 2)
+        watch.onset = Self.now.addingTimeInterval(3 * 86_400)
+        #expect(watch.isAnnouncement)
+        #expect(Self.step(policy, Self.report(warnings: [watch]), &ledger).decisions.isEmpty)
+    }
+
     @Test("A notification is taken away at the hazard's end, not at its message's expiry")
     func withdrawnAtEnds() {
         let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)

@@ -5,12 +5,13 @@ import Testing
 
 @testable import Warnings
 
-/// Environment and Climate Change Canada's alerts: the recorded OGC API answer for a box over Toronto
+/// Environment and Climate Change Canada's alerts: the recorded OGC API answer for a box over Toronto (in the
+/// warnings corpus, `Tests/Fixtures/alerts/corpus`)
 /// (2026-03-05, a freezing rain warning over the Golden Horseshoe and a special weather statement for Niagara),
 /// decoded, matched, and asked for through the real HTTP stack.
 @Suite("ECCC's alerts", .timeLimit(.minutes(2)))
 struct ECCCTests {
-    static let fixture = "eccc/linecast-eccc-weather-alerts-golden-horseshoe-2026-03-05.json"
+    static let fixture = "corpus/eccc-geojson/linecast-eccc-weather-alerts-golden-horseshoe-2026-03-05.json"
     static let toronto = Alerts.at(43.6532, -79.3832)
     static let ottawa = Alerts.at(45.4215, -75.6972)
     static let now = Alerts.time("2026-03-05T23:00:00Z")

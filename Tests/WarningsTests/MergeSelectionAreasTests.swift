@@ -155,7 +155,7 @@ struct AreasTests {
         let header = #"{"format":"forecastd-meteoalarm-areas","version":1,"tolerance_km":1.2}"#
         let offTheEarth = #"{"country":"XX","code":"XX001","polygons":[[[[0,0],[1,100],[1,0],[0,1],[0,0]]]]}"#
         try Data((header + "\n" + offTheEarth + "\n").utf8).write(to: url)
-        let reason = "region XX001: a position (100.0, 1.0) is outside latitude -90...90 / longitude -180...180"
+        let reason = "region XX001: a position (100.0, 1.0) is outside latitude -90...90 / longitude -360...360"
         #expect(throws: MeteoAlarmAreasError.invalidLine(path: url.path, line: 2, reason: reason)) {
             try MeteoAlarmAreas.load(from: url, countries: ["XX"])
         }
