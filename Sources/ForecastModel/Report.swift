@@ -27,8 +27,9 @@ public struct Report: Sendable, Hashable, Codable {
     public var errors: [ReportError]
     /// The user's other places (`[[cities]]`), each with a report of its own; absent when none is listed.
     public var cities: [ReportCity]?
-    /// Official warnings in force at the position, most severe first, then the earliest onset; absent when
-    /// the warning sources are off or none serves the position's country, `[]` when none is in force.
+    /// Official warnings in force at the position (at most 20): those whose area is confirmed first, each group
+    /// most severe first, then the earliest onset; absent when the warning sources are off or none serves the
+    /// position's country, `[]` when none is in force.
     public var warnings: [WeatherWarning]?
     /// Rain soon, or rain stopping soon; absent when it is dry now and for the nowcast's horizon, when the
     /// forecast has no short-term data, or when the nowcast is switched off.
