@@ -264,7 +264,16 @@ public struct JSONReader {
     }
 
     private mutating func string() throws(Failure) -> String {
-        String(decoding: try stringBytes(), as: UTF8.self)
+        // Most strings have no escape: made straight from the body, without a copy of their bytes first (a
+        // CAP polygon can be megabytes).
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(index + 1)..<end]), as: UTF8.self)
+            index = end + 1
+            return text
+        }
+        return String(decoding: try stringBytes(), as: UTF8.self)
     }
 
     /// The bytes of a string with its escapes resolved; `index` is at its opening quote.
