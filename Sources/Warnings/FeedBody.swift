@@ -73,6 +73,17 @@ enum FeedBody {
         }
     }
 
+    /// `text` without white space (newlines included) at either end; `text` itself, not a copy, when it has none
+    /// (Foundation's trimming copies every string, a CAP polygon of megabytes too, through UTF-16).
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex, end = scalars.endIndex
+        while start < end, scalars[start].properties.isWhitespace { start = scalars.index(after: start) }
+        while end > start, scalars[scalars.index(before: end)].properties.isWhitespace { end = scalars.index(before: end) }
+        if start == scalars.startIndex && end == scalars.endIndex { return text }
+        return String(scalars[start..<end])
+    }
+
     /// A web page: `<!DOCTYPE html` or `<html` near the start.
     static func isHTML(_ bytes: ArraySlice<UInt8>) -> Bool {
         guard bytes.first == UInt8(ascii: "<") else { return false }
@@ -86,7 +97,7 @@ extension Dictionary where Key == String, Value == Any {
     /// A non-empty string with surrounding white space removed.
     func text(_ key: String) -> String? {
         guard let value = self[key] as? String else { return nil }
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = FeedBody.trimmed(value)
         return trimmed.isEmpty ? nil : trimmed
     }
 
@@ -97,7 +108,6 @@ extension Dictionary where Key == String, Value == Any {
     /// Strings from a field that holds one string or a list of them (CAP `polygon` in MeteoAlarm's JSON).
     func texts(_ key: String) -> [String] {
         if let one = text(key) { return [one] }
-        return (self[key] as? [Any])?.compactMap { ($0 as? String)?.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .filter { !$0.isEmpty } ?? []
+        return (self[key] as? [Any])?.compactMap { ($0 as? String).map(FeedBody.trimmed) }.filter { !$0.isEmpty } ?? []
     }
 }
