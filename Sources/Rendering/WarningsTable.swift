@@ -40,7 +40,9 @@ public enum WarningsTable {
             + warnings.map { warning in
                 [
                     phrases.severity(warning.severity), clip(facts.event(warning)),
-                    warning.onset.map(facts.localTime) ?? "–", warning.until.map(facts.localTime) ?? "–",
+                    warning.onset.map(facts.localTime) ?? "–",
+                    // "Until" never before "from": a message that only announces a hazard has no end yet.
+                    warning.until.flatMap { $0 > (warning.onset ?? .distantPast) ? facts.localTime($0) : nil } ?? "–",
                     clip(
                         warning.areaConfirmed
                             ? warning.area ?? "–"
