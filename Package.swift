@@ -189,9 +189,9 @@ let package = Package(
 
         // MARK: Warnings
 
-        /// Official weather warnings for a position (NWS, MET Norway, DWD through Bright Sky, MeteoAlarm):
-        /// decoders, geometry, matching, merging, and the sources over HTTP. Ships MeteoAlarm's region
-        /// shapes (Resources/meteoalarm-areas.jsonl, docs/warnings.md).
+        /// Official weather warnings for a position (NWS, MET Norway, DWD through Bright Sky, ECCC,
+        /// MeteoAlarm): decoders, geometry, matching, merging, and the sources over HTTP. Ships MeteoAlarm's
+        /// region shapes and Eurostat's NUTS regions (Resources/*.jsonl, docs/warnings.md).
         .target(
             name: "Warnings",
             dependencies: [
@@ -201,7 +201,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources/meteoalarm-areas.jsonl")],
+            resources: [.copy("Resources/meteoalarm-areas.jsonl"), .copy("Resources/nuts-regions.jsonl")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -14,7 +14,8 @@ extension DaemonConfiguration {
     public var warningSwitches: WarningSourceSwitches {
         WarningSourceSwitches(
             enabled: warnings.enabled, nws: warnings.nws.enabled, metNorway: warnings.metNorway.enabled,
-            brightSky: warnings.brightSky.enabled, meteoalarm: warnings.meteoalarm.enabled)
+            brightSky: warnings.brightSky.enabled, meteoalarm: warnings.meteoalarm.enabled,
+            eccc: warnings.eccc.enabled)
     }
 
     /// The warning service for a position in the country `countryCode` (the gazetteer's ISO code), at the
@@ -24,10 +25,12 @@ extension DaemonConfiguration {
     /// - Parameters:
     ///   - context: the HTTP client, User-Agent (with `[providers.met_norway] contact`), coordinate
     ///     precision (`[providers] coordinate_precision`), logger and clock the sources share.
-    ///   - meteoAlarmAreas: the shipped `meteoalarm-areas.jsonl` (``MeteoAlarmAreas``), found as the
-    ///     gazetteer is; nil places only MeteoAlarm warnings that carry shapes of their own.
+    ///   - meteoAlarmAreas: the shipped region files (``MeteoAlarmAreas``: `meteoalarm-areas.jsonl`, then
+    ///     `nuts-regions.jsonl`), found as the gazetteer is; none places only MeteoAlarm warnings that carry
+    ///     shapes of their own.
+    ///   - language: the language of `[display] language` (`fr`, `en`, …), for sources with texts in several.
     public func warningSource(
-        forCountry countryCode: String?, context: WarningSourceContext, meteoAlarmAreas: URL?
+        forCountry countryCode: String?, context: WarningSourceContext, meteoAlarmAreas: [URL], language: String = "en"
     ) -> (any WarningSource)? {
         guard let choice = WarningSourceSelection.source(forCountry: countryCode, switches: warningSwitches) else {
             return nil
@@ -39,7 +42,8 @@ extension DaemonConfiguration {
         case .meteoalarm:
             guard let countryCode else { return nil }
             return MeteoAlarmSource(
-                country: countryCode, url: warnings.meteoalarm.url, areasFile: meteoAlarmAreas, context: context)
+                country: countryCode, url: warnings.meteoalarm.url, areasFiles: meteoAlarmAreas, context: context)
+        case .eccc: return ECCCSource(url: warnings.eccc.url, language: language, context: context)
         }
     }
 

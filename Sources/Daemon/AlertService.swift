@@ -12,8 +12,8 @@ import WeatherProviders
 /// - **Warnings** come from the one service of the position's country (the gazetteer's code in the
 ///   report's `place`: ``DaemonConfiguration/warningSource(forCountry:context:meteoAlarmAreas:)``), asked
 ///   again when the source's minimum interval has passed (its `nextRequest`), and merged
-///   (``WarningMerger``). A warning leaves the report at its `expires`: a timer is set for the earliest
-///   expiry, nothing polls.
+///   (``WarningMerger``). A warning leaves the report at its end (`ends`, else `expires`): a timer is set for
+///   the earliest, nothing polls. The warnings in force go to state.json, so a restart shows them at once.
 /// - **The air** comes from ``AirQualityService``, which owns its hourly cadence; the service is asked when
 ///   the position changes and at the `nextRequest` it names.
 /// - **The nowcast** ("Rain in 20 min") is judged again at the moment its text would change
@@ -71,6 +71,15 @@ struct AlertJudge {
         var warnings: Settings.Warnings
         var coordinatePrecision: Int
         var contact: String
+        /// The language of the texts, for sources that send several (ECCC).
+        var language: String
+    }
+
+    /// What the warnings judged at one wake-up are, for the report and state.json.
+    struct JudgedWarnings {
+        var warnings: [WeatherWarning]
+        var omitted: Int
+        var saved: SavedState.SavedWarnings?
     }
 
     /// What the air quality service is built from.
@@ -83,6 +92,14 @@ struct AlertJudge {
     private var warningSource: (key: WarningKey, source: (any WarningSource)?)?
     /// The source's last good answer: merged again at each wake-up, so an expired warning leaves on time.
     private var lastFeed: MatchedFeed?
+    /// Where ``lastFeed`` was matched and when the source gave it (for state.json).
+    private var lastFeedPosition: Coordinate?
+    private var lastFeedFetchedAt: Date?
+    /// What state.json was last given, so that it is written when the warnings change (and at most hourly
+    /// otherwise), not at every answer.
+    private var lastSaved: SavedState.SavedWarnings?
+    /// The refusals of the last answer that were logged: a shape or entry refused again and again is logged once.
+    private var loggedRefusals: Set<String> = []
     private var airService: (key: AirKey, service: AirQualityService?)?
     private var loggedWarningProblem: String?
     /// The source's last good answer's moment, or the first failure when there has been none.
@@ -116,7 +133,8 @@ struct AlertJudge {
         let air = await judgeAir(
             configuration, position: position, country: country, due: &due, stale: &airStale, problems: &problems)
         await service.state.setAlerts(
-            warnings: warnings, air: air, warningsStale: warningsStale, airStale: airStale, problems: problems)
+            warnings: warnings?.warnings, air: air, warningsStale: warningsStale, airStale: airStale,
+            problems: problems, warningsOmitted: warnings?.omitted ?? 0, savedWarnings: warnings?.saved)
         // The nowcast counts down with the clock, not with new data.
         await service.state.rejudgeNowcast()
         if let change = await service.state.nextNowcastChange { due.append(change) }
@@ -127,40 +145,50 @@ struct AlertJudge {
     private mutating func judgeWarnings(
         _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date],
         stale: inout Bool, problems: inout [ReportError]
-    ) async -> [WeatherWarning]? {
+    ) async -> JudgedWarnings? {
         guard let position, let country, !country.isEmpty else { return nil }
         let key = WarningKey(
             country: country.uppercased(), warnings: configuration.warnings,
             coordinatePrecision: configuration.providers.coordinatePrecision,
-            contact: configuration.providers.metNorway.contact)
+            contact: configuration.providers.metNorway.contact,
+            language: configuration.display.phrases(logger: nil).language)
         if warningSource?.key != key {
             warningSource = (key, service.makeWarningSource(configuration, key.country))
             lastFeed = nil
+            lastFeedPosition = nil
+            lastFeedFetchedAt = nil
             warningsGoodOrFailingSince = nil
             warningFailure = nil
         }
         guard let source = warningSource?.source else { return nil }
+        let interval = Self.seconds(source.minimumInterval)
+        if lastFeed == nil, let restored = await service.state.takeRestoredWarnings(), restored.source == source.name,
+            restored.country == key.country, restored.position.distanceKm(to: position) <= Self.restoredReachKm
+        {
+            // The warnings saved before a restart stand for the source's last good answer until it answers.
+            lastFeed = MatchedFeed(
+                covering: restored.warnings.filter(\.areaConfirmed),
+                unplaced: restored.warnings.filter { !$0.areaConfirmed }.map { UnplacedWarning(warning: $0, geocodes: []) })
+            lastFeedPosition = restored.position
+            lastFeedFetchedAt = restored.fetchedAt
+            warningsGoodOrFailingSince = restored.fetchedAt
+            lastSaved = restored
+        }
         do throws(WarningError) {
             let answer = try await source.warnings(at: position)
             lastFeed = answer.feed
+            lastFeedPosition = position
             due.append(answer.nextRequest)
             if !answer.fromCache {
                 // Only a new answer ends a failure: within the interval after a failed request the source
                 // serves its last good answer again.
                 warningsGoodOrFailingSince = answer.fetchedAt
+                lastFeedFetchedAt = answer.fetchedAt
                 warningFailure = nil
                 loggedWarningProblem = nil
-                if !answer.feed.refused.isEmpty {
-                    service.logger.notice(
-                        "Some entries of a warning feed were refused; the others are shown.",
-                        metadata: [
-                            "warnings.source": "\(source.name)",
-                            "warnings.refused": "\(answer.feed.refused.map(\.description).joined(separator: "; "))",
-                        ])
-                }
+                logRefusals(answer.feed, source: source.name)
             }
         } catch {
-            let interval = Self.seconds(source.minimumInterval)
             switch error.reason {
             case .throttled(let until): due.append(until)
             case .rateLimited(let retryAfter):
@@ -183,7 +211,7 @@ struct AlertJudge {
             }
         }
         if let failure = warningFailure, let since = warningsGoodOrFailingSince {
-            let staleAt = AlertStaleness.staleAt(lastGood: since, interval: Self.seconds(source.minimumInterval))
+            let staleAt = AlertStaleness.staleAt(lastGood: since, interval: interval)
             if service.clock() >= staleAt {
                 stale = lastFeed != nil
                 problems.append(
@@ -198,9 +226,67 @@ struct AlertJudge {
             }
         }
         guard let lastFeed else { return nil }
-        let merged = WarningMerger.merge([lastFeed], now: service.clock())
+        let now = service.clock()
+        let merged = WarningMerger.merge([lastFeed], now: now)
         if let expiry = merged.nextExpiry { due.append(expiry) }
-        return merged.warnings
+        let unconfirmed = merged.warnings.filter { !$0.areaConfirmed }.count
+        if unconfirmed > 0 {
+            problems.append(
+                ReportError(
+                    kind: .warnings,
+                    message: "\(source.name) sent \(unconfirmed) warning\(unconfirmed == 1 ? "" : "s") for this country "
+                        + "whose area could not be placed (neither its shapes nor its region codes decide whether it "
+                        + "covers the position); listed as \"area not confirmed\"."))
+        }
+        if lastFeed.omitted > 0 {
+            problems.append(
+                ReportError(
+                    kind: .warnings,
+                    message: "\(source.name) sent more than \(WarningLimits.maxMessagesPerFeed) warnings; the "
+                        + "\(lastFeed.omitted) least severe were not read."))
+        }
+        return JudgedWarnings(
+            warnings: merged.warnings, omitted: merged.omitted,
+            saved: saved(merged, source: source.name, country: key.country, interval: interval, now: now))
+    }
+
+    /// How far from where saved warnings were judged the position may be for them to be shown after a restart.
+    static let restoredReachKm = 1.0
+
+    /// What state.json should keep of `merged`: the same as last time unless the warnings changed or an hour
+    /// has passed (so an unchanged list costs no write at every answer).
+    private mutating func saved(
+        _ merged: MergedWarnings, source: String, country: String, interval: TimeInterval, now: Date
+    ) -> SavedState.SavedWarnings? {
+        guard !merged.warnings.isEmpty, let position = lastFeedPosition, let fetchedAt = lastFeedFetchedAt else {
+            lastSaved = nil
+            return nil
+        }
+        if let lastSaved, lastSaved.warnings == merged.warnings, lastSaved.omitted == merged.omitted,
+            lastSaved.source == source, now.timeIntervalSince(lastSaved.fetchedAt) < 3600
+        {
+            return lastSaved
+        }
+        let saved = SavedState.SavedWarnings(
+            source: source, country: country, position: position, fetchedAt: fetchedAt,
+            staleAt: AlertStaleness.staleAt(lastGood: fetchedAt, interval: interval), warnings: merged.warnings,
+            omitted: merged.omitted)
+        lastSaved = saved
+        return saved
+    }
+
+    /// Logs what a new answer left out (entries, shapes), each refusal once while answers keep repeating it.
+    private mutating func logRefusals(_ feed: MatchedFeed, source: String) {
+        let refusals = feed.refused.map(\.description) + feed.refusedShapes.map(\.description)
+        let new = refusals.filter { !loggedRefusals.contains($0) }
+        loggedRefusals = Set(refusals)
+        guard !new.isEmpty else { return }
+        service.logger.notice(
+            "Parts of a warning feed were refused; the rest is shown (a warning with a shape left out is placed by its other shapes and codes).",
+            metadata: [
+                "warnings.source": "\(source)",
+                "warnings.refused": "\(new.prefix(20).joined(separator: "; "))\(new.count > 20 ? "; and \(new.count - 20) more" : "")",
+            ])
     }
 
     private mutating func judgeAir(

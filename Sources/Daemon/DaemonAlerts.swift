@@ -13,11 +13,14 @@ extension Daemon {
     /// The alert service (warnings and air) and the notification service, on `httpClient`.
     func alertServices(state: ForecastState, httpClient: HTTPClient) -> [any Service] {
         let logger = self.logger
-        let areas = Self.meteoAlarmAreasFile()
-        if areas == nil {
-            logger.notice(
-                "MeteoAlarm's region shapes were not found; its warnings named only by region code stay unplaced.",
-                metadata: ["file": "\(MeteoAlarmAreas.fileName)"])
+        let areas = [MeteoAlarmAreas.fileName, MeteoAlarmAreas.nutsFileName].compactMap { name in
+            let file = Self.sharedFile(name)
+            if file == nil {
+                logger.notice(
+                    "A file of region shapes was not found; warnings named only by its regions' codes are shown with their area not confirmed.",
+                    metadata: ["file": "\(name)"])
+            }
+            return file
         }
         let stateDirectory = settings.stateDirectory
         let environment = ProcessInfo.processInfo.environment
@@ -41,7 +44,9 @@ extension Daemon {
                             version: ForecastdVersion.current, contact: configuration.providers.metNorway.contact),
                         coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger,
                         now: { clock.now() })
-                    return configuration.warningSource(forCountry: country, context: context, meteoAlarmAreas: areas)
+                    return configuration.warningSource(
+                        forCountry: country, context: context, meteoAlarmAreas: areas,
+                        language: configuration.display.phrases(logger: nil).language)
                 },
                 makeAirService: { configuration in
                     configuration.airQualityProvider(
@@ -61,20 +66,19 @@ extension Daemon {
         ]
     }
 
-    /// The shipped `meteoalarm-areas.jsonl`, found as the gazetteer is: in the resource bundle beside the
-    /// executable, under `../share/forecastd`, `/usr/local/share/forecastd`, `/usr/share/forecastd`, or the
-    /// source tree of a development build. nil when none is there.
-    static func meteoAlarmAreasFile() -> URL? {
+    /// A shipped file of region shapes (`meteoalarm-areas.jsonl`, `nuts-regions.jsonl`), found as the
+    /// gazetteer is: in the resource bundle beside the executable, under `../share/forecastd`,
+    /// `/usr/local/share/forecastd`, `/usr/share/forecastd`, or the source tree of a development build. nil when
+    /// none is there.
+    static func sharedFile(_ name: String) -> URL? {
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
         let directory = executable.deletingLastPathComponent()
         let candidates = [
-            directory.appendingPathComponent(MeteoAlarmAreas.resourceBundleName)
-                .appendingPathComponent(MeteoAlarmAreas.fileName),
-            directory.deletingLastPathComponent().appendingPathComponent("share/forecastd")
-                .appendingPathComponent(MeteoAlarmAreas.fileName),
-            URL(fileURLWithPath: "/usr/local/share/forecastd").appendingPathComponent(MeteoAlarmAreas.fileName),
-            URL(fileURLWithPath: "/usr/share/forecastd").appendingPathComponent(MeteoAlarmAreas.fileName),
-            MeteoAlarmAreas.sourceTreeURL,
+            directory.appendingPathComponent(MeteoAlarmAreas.resourceBundleName).appendingPathComponent(name),
+            directory.deletingLastPathComponent().appendingPathComponent("share/forecastd").appendingPathComponent(name),
+            URL(fileURLWithPath: "/usr/local/share/forecastd").appendingPathComponent(name),
+            URL(fileURLWithPath: "/usr/share/forecastd").appendingPathComponent(name),
+            MeteoAlarmAreas.sourceTreeURL.deletingLastPathComponent().appendingPathComponent(name),
         ]
         return candidates.first { FileManager.default.isReadableFile(atPath: $0.path) }
     }

@@ -41,6 +41,10 @@ public actor ForecastState {
     // Settings.
     /// The settings file's, the saves' and the alert sources' problems, for the report's `errors`.
     private var problems = ReportProblems()
+    /// The warnings state.json keeps (as the alert service last judged them), and those restored from it that
+    /// the alert service has not taken yet.
+    private var savedWarnings: SavedState.SavedWarnings?
+    private var restoredWarnings: SavedState.SavedWarnings?
     /// The settings in force, for the services that follow them.
     private let configurations: Broadcast<DaemonConfiguration>
     private var savedStateContinuation: AsyncStream<SavedState>.Continuation
@@ -147,21 +151,36 @@ public actor ForecastState {
     ///   - warningsStale, airStale: the values are the last good ones of a source that has failed for longer
     ///     than its interval and grace.
     ///   - problems: those sources' errors for the report's `errors` (kinds `warnings` and `air`).
+    ///   - warningsOmitted: how many more warnings are in force than `warnings` lists.
+    ///   - savedWarnings: what state.json keeps of the warnings, so a restart shows them at once; nil keeps none.
     public func setAlerts(
         warnings: [WeatherWarning]?, air: AirQuality?, warningsStale: Bool = false, airStale: Bool = false,
-        problems: [ReportError] = []
+        problems: [ReportError] = [], warningsOmitted: Int = 0, savedWarnings: SavedState.SavedWarnings? = nil
     ) {
+        if savedWarnings != self.savedWarnings {
+            self.savedWarnings = savedWarnings
+            saveState()
+        }
         guard
             warnings != inputs.warnings || air != inputs.air || warningsStale != inputs.warningsStale
                 || airStale != inputs.airStale || problems != self.problems.alerts
+                || warningsOmitted != inputs.warningsOmitted
         else { return }
         inputs.warnings = warnings
         inputs.air = air
         inputs.warningsStale = warningsStale
+        inputs.warningsOmitted = warningsOmitted
         inputs.airStale = airStale
         self.problems.setAlerts(problems)
         inputs.errors = currentErrors()
         publishIfChanged(now: clock())
+    }
+
+    /// The warnings saved before the restart, for the alert service to take as its source's last good answer
+    /// (``SavedState/SavedWarnings``); nil once it has taken them, or when none were saved.
+    public func takeRestoredWarnings() -> SavedState.SavedWarnings? {
+        defer { restoredWarnings = nil }
+        return restoredWarnings
     }
 
     /// When the nowcast judged from the forecast held next changes by itself (it starts, stops, or its
@@ -195,12 +214,25 @@ public actor ForecastState {
         }
         if let fix = saved.fix { position.restore(savedFix: fix) }
         cities.restore(saved.cities ?? [:])
+        if inputs.warnings == nil, let warnings = saved.warnings {
+            // Shown at once, before any request: a restart while the source is unreachable must not quiet the
+            // bar. Each leaves at its end (the report drops what is no longer in force); stale once the saved
+            // answer is older than its source's interval and grace.
+            let now = clock()
+            inputs.warnings = warnings.warnings.filter { $0.isInForce(at: now) }
+            inputs.warningsOmitted = warnings.omitted
+            inputs.warningsStale = now >= warnings.staleAt
+            restoredWarnings = warnings
+            savedWarnings = warnings
+        }
         reevaluate()
     }
 
     func saveState() {
         savedStateContinuation.yield(
-            SavedState(forecast: inputs.forecast, fix: inputs.fix ?? position.savedFix, cities: cities.saved))
+            SavedState(
+                forecast: inputs.forecast, fix: inputs.fix ?? position.savedFix, cities: cities.saved,
+                warnings: savedWarnings))
     }
 
     // MARK: Position
@@ -251,6 +283,8 @@ public actor ForecastState {
         moments += here.judgementMoments(forecast: inputs.forecast, refreshInterval: configuration.refreshInterval)
         if let forecast = inputs.forecast { moments.append(forecast.fetchedAt.addingTimeInterval(inputs.staleAfter)) }
         moments += cities.judgementMoments(refreshInterval: configuration.refreshInterval, staleAfter: inputs.staleAfter)
+        // A warning leaves the report at its end even when no source answers (those restored from state.json).
+        moments += inputs.warnings?.compactMap(\.until) ?? []
         return moments.map { $0.addingTimeInterval(0.001) }.filter { $0 > now }.min()
     }
 
@@ -312,6 +346,7 @@ public actor ForecastState {
         let cityStaleness = cityInputs.map { $0.isStale(now: now) }
         guard
             force || inputs != publishedInputs || inputs.isStale(now: now) != report.stale || cityInputs != publishedCityInputs
+                || inputs.warnings.map({ $0.filter { $0.isInForce(at: now) }.count }) != report.warnings?.count
                 || cityStaleness != (report.cities ?? []).map(\.report.stale)
         else { return }
         var fresh = Report(inputs, now: now)

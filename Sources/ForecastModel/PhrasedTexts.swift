@@ -53,16 +53,17 @@ extension WeatherWarning {
         phrases.warning(heading, phrases.severity(severity))
     }
 
-    /// `from Tue 00:00 until 08:00`, `until 21:00`: the onset when it is still ahead of `now`, and the
-    /// expiry, in local time at `utcOffsetSeconds` (``Phrases/localTime(_:now:utcOffsetSeconds:)``); nil
-    /// when the warning has neither.
+    /// `from Tue 00:00 until 08:00`, `until 21:00`: the onset when it is still ahead of `now`, and the end
+    /// (``until``: the hazard's end where the source gives one, else the message's expiry), in local time at
+    /// `utcOffsetSeconds` (``Phrases/localTime(_:now:utcOffsetSeconds:)``); nil when the warning has neither.
+    /// "until" is never before "from": sources' periods that end before they start are refused when read.
     public func times(now: Date, utcOffsetSeconds: Int?, phrases: Phrases = .english) -> String? {
         var parts: [String] = []
         if let onset, onset > now {
             parts.append(phrases.warningFrom(phrases.localTime(onset, now: now, utcOffsetSeconds: utcOffsetSeconds)))
         }
-        if let expires {
-            parts.append(phrases.warningUntil(phrases.localTime(expires, now: now, utcOffsetSeconds: utcOffsetSeconds)))
+        if let until, until > (onset ?? .distantPast) {
+            parts.append(phrases.warningUntil(phrases.localTime(until, now: now, utcOffsetSeconds: utcOffsetSeconds)))
         }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }

@@ -288,6 +288,11 @@ public struct Phrases: Sendable {
             ["count": String(count)])
     }
 
+    /// After a warning whose area its source did not let forecastd confirm (the report's `area_confirmed` false).
+    public var areaNotConfirmed: String {
+        text("area not confirmed", "warning")
+    }
+
     /// Under the warnings when their source has not answered well for longer than its interval and grace.
     public var warningsStale: String {
         text("These warnings may be out of date: their source has not answered lately.", "warning")

@@ -27,8 +27,9 @@ public struct Report: Sendable, Hashable, Codable {
     public var errors: [ReportError]
     /// The user's other places (`[[cities]]`), each with a report of its own; absent when none is listed.
     public var cities: [ReportCity]?
-    /// Official warnings in force at the position, most severe first, then the earliest onset; absent when
-    /// the warning sources are off or none serves the position's country, `[]` when none is in force.
+    /// Official warnings in force at the position (at most 20): those whose area is confirmed first, each group
+    /// most severe first, then the earliest onset; absent when the warning sources are off or none serves the
+    /// position's country, `[]` when none is in force.
     public var warnings: [WeatherWarning]?
     /// Rain soon, or rain stopping soon; absent when it is dry now and for the nowcast's horizon, when the
     /// forecast has no short-term data, or when the nowcast is switched off.
@@ -40,13 +41,16 @@ public struct Report: Sendable, Hashable, Codable {
     /// (``AlertStaleness``): the warnings shown are the last good ones and may be out of date; absent
     /// otherwise.
     public var warningsStale: Bool?
+    /// How many more warnings are in force at the position than `warnings` lists (the least severe, beyond
+    /// the report's bound); absent when none.
+    public var warningsOmitted: Int?
 
     public init(
         schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
         location: ReportLocation?, place: ReportPlace?, units: ReportUnits, current: ReportCurrent?,
         hourly: [ReportHour], daily: [ReportDay], provider: ReportProvider?, errors: [ReportError],
         warnings: [WeatherWarning]? = nil, nowcast: ReportNowcast? = nil, air: ReportAir? = nil,
-        warningsStale: Bool? = nil
+        warningsStale: Bool? = nil, warningsOmitted: Int? = nil
     ) {
         self.schema = schema
         self.updatedAt = updatedAt
@@ -64,6 +68,7 @@ public struct Report: Sendable, Hashable, Codable {
         self.warnings = warnings
         self.nowcast = nowcast
         self.warningsStale = warningsStale
+        self.warningsOmitted = warningsOmitted
         self.air = air
     }
 

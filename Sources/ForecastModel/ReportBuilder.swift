@@ -33,6 +33,8 @@ public struct ReportInputs: Sendable, Hashable {
     /// True when ``warnings`` are the last good ones of a source that has failed for longer than its
     /// interval and grace (``AlertStaleness``).
     public var warningsStale: Bool = false
+    /// How many more warnings are in force than ``warnings`` lists (``Report/warningsOmitted``).
+    public var warningsOmitted: Int = 0
     /// True when ``air`` is the last good reading of a service that has failed for longer than its interval
     /// and grace.
     public var airStale: Bool = false
@@ -180,7 +182,8 @@ extension Report {
                 inputs.nowcastHorizon.flatMap { ReportNowcast(forecast, now: now, horizon: $0) }
             },
             air: inputs.air.map { ReportAir($0, utcOffsetSeconds: offset, stale: inputs.airStale) },
-            warningsStale: inputs.warnings != nil && inputs.warningsStale ? true : nil)
+            warningsStale: inputs.warnings != nil && inputs.warningsStale ? true : nil,
+            warningsOmitted: inputs.warnings != nil && inputs.warningsOmitted > 0 ? inputs.warningsOmitted : nil)
     }
 }
 

@@ -10,17 +10,22 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
     /// forecastd's stable identifier: the CAP identifier of the first message of this warning's chain
     /// (the oldest one its `references` name, else its own), so an update keeps the id of what it updates.
     public var id: String
-    /// The service it came from: `nws`, `met-norway`, `bright-sky`, `meteoalarm`.
+    /// The service it came from: `nws`, `met-norway`, `bright-sky`, `meteoalarm`, `eccc`.
     public var source: String
     /// What the warning is about, in the source's words (`Tornado Warning`, `Yellow wind warning`).
     public var event: String
     public var severity: WarningSeverity
     public var urgency: WarningUrgency?
     public var certainty: WarningCertainty?
-    /// When the hazard starts; absent when the source did not say (then it is in force already).
+    /// When the hazard starts (CAP `onset`, else `effective`); absent when the source did not say (then it is
+    /// in force already).
     public var onset: Date?
-    /// When this warning stops being in force; it is removed from the report then.
+    /// When this message expires (CAP `expires`); without ``ends`` it is also when the warning stops being in
+    /// force.
     public var expires: Date?
+    /// When the hazard ends, where the source says (NWS `ends`, ECCC `event_end_datetime`): the warning is in
+    /// force until then, also after ``expires`` while its source still lists it.
+    public var ends: Date?
     public var headline: String?
     public var description: String?
     /// What to do, when the source says.
@@ -39,13 +44,17 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
     /// Earlier messages this one updates or cancels.
     public var references: [CAPReference]
     public var messageType: WarningMessageType
+    /// False when the source sent the warning for the position's country but neither its shapes nor its codes
+    /// could say whether it covers the position: shown as "area not confirmed", never notified.
+    public var areaConfirmed: Bool
 
     public init(
         id: String? = nil, source: String, event: String, severity: WarningSeverity,
         urgency: WarningUrgency? = nil, certainty: WarningCertainty? = nil, onset: Date? = nil,
         expires: Date? = nil, headline: String? = nil, description: String? = nil, instruction: String? = nil,
         area: String? = nil, url: String? = nil, sent: Date? = nil, identifier: String, sender: String? = nil,
-        references: [CAPReference] = [], messageType: WarningMessageType = .alert
+        references: [CAPReference] = [], messageType: WarningMessageType = .alert, ends: Date? = nil,
+        areaConfirmed: Bool = true
     ) {
         self.id = id ?? CAPReference.chainRoot(of: identifier, references: references)
         self.source = source
@@ -65,17 +74,38 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
         self.sender = sender
         self.references = references
         self.messageType = messageType
+        self.ends = ends
+        self.areaConfirmed = areaConfirmed
     }
 
-    /// Whether the warning is still in force at `now` (no expiry means until the source drops it).
+    /// When it stops being in force: ``ends``, else ``expires``; nil when the source gave neither (then when
+    /// the source drops it).
+    public var until: Date? { ends ?? expires }
+
+    /// Whether the warning is still in force at `now`.
     public func isInForce(at now: Date) -> Bool {
-        guard let expires else { return true }
-        return expires > now
+        guard let until else { return true }
+        return until > now
+    }
+
+    /// Whether its hazard ends at or before it starts (``ends`` not after ``onset``): never in force, a source's
+    /// mistake, refused as a bad entry.
+    public var isNeverInForce: Bool {
+        guard let onset, let ends else { return false }
+        return ends <= onset
+    }
+
+    /// Whether this message only announces a hazard to come: its own ``expires`` is at or before the ``onset``
+    /// and it gives no ``ends`` (NWS issues watches so, days ahead, and reissues them). Listed until the message
+    /// expires, shown "from <onset>" with no end, never notified: it is not in force while it is valid.
+    public var isAnnouncement: Bool {
+        guard ends == nil, let onset, let expires else { return false }
+        return expires <= onset
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, source, event, severity, urgency, certainty, onset, expires, headline, description, instruction
-        case area, url, sent, identifier, sender, references, messageType
+        case id, source, event, severity, urgency, certainty, onset, expires, ends, headline, description
+        case instruction, area, url, sent, identifier, sender, references, messageType, areaConfirmed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +126,7 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
         certainty = try container.decodeIfPresent(WarningCertainty.self, forKey: .certainty)
         onset = try time(.onset)
         expires = try time(.expires)
+        ends = try time(.ends)
         headline = try container.decodeIfPresent(String.self, forKey: .headline)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         instruction = try container.decodeIfPresent(String.self, forKey: .instruction)
@@ -106,6 +137,7 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
         sender = try container.decodeIfPresent(String.self, forKey: .sender)
         references = try container.decodeIfPresent([CAPReference].self, forKey: .references) ?? []
         messageType = try container.decodeIfPresent(WarningMessageType.self, forKey: .messageType) ?? .alert
+        areaConfirmed = try container.decodeIfPresent(Bool.self, forKey: .areaConfirmed) ?? true
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -118,6 +150,7 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
         try container.encodeIfPresent(certainty, forKey: .certainty)
         try container.encodeIfPresent(onset.map { Timestamps.rfc3339($0) }, forKey: .onset)
         try container.encodeIfPresent(expires.map { Timestamps.rfc3339($0) }, forKey: .expires)
+        try container.encodeIfPresent(ends.map { Timestamps.rfc3339($0) }, forKey: .ends)
         try container.encodeIfPresent(headline, forKey: .headline)
         try container.encodeIfPresent(description, forKey: .description)
         try container.encodeIfPresent(instruction, forKey: .instruction)
@@ -128,6 +161,7 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
         try container.encodeIfPresent(sender, forKey: .sender)
         if !references.isEmpty { try container.encode(references, forKey: .references) }
         try container.encode(messageType, forKey: .messageType)
+        if !areaConfirmed { try container.encode(false, forKey: .areaConfirmed) }
     }
 }
 

@@ -94,7 +94,7 @@ public struct NotificationLedger: Sendable, Hashable, Codable {
         switch decision {
         case .warning(let warning, _, _):
             warnings[warning.id] = NotifiedWarning(
-                identifier: warning.identifier, severity: warning.severity, expires: warning.expires,
+                identifier: warning.identifier, severity: warning.severity, expires: warning.until,
                 notifiedAt: now, lastSeen: now)
         case .rain(let episode, _):
             rain = episode

@@ -105,7 +105,9 @@ public struct NotificationPolicy: Sendable {
 
         // Warnings.
         if let all = report.warnings {
-            let inForce = all.filter { $0.isInForce(at: now) }
+            // A warning whose area is not confirmed may be elsewhere in the country, and a message that only
+            // announces a hazard after it expires is not in force while it is valid: listed, never notified.
+            let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed && !$0.isAnnouncement }
             for warning in inForce {
                 let qualifies = warning.severity >= preferences.minimumSeverity
                 let held = quiet && warning.severity < .extreme
@@ -132,7 +134,7 @@ public struct NotificationPolicy: Sendable {
                 }
                 // Seen again, nothing to show: keep following it.
                 record.identifier = warning.identifier
-                record.expires = warning.expires
+                record.expires = warning.until
                 record.lastSeen = now
                 ledger.warnings[warning.id] = record
             }

@@ -8,9 +8,18 @@ extension ReportFacts {
 
     // MARK: Warnings
 
-    /// The warnings in force at the render's moment, in the report's order (most severe first). A report
-    /// read later from the status file may hold one that has expired since: it is not shown.
-    var warnings: [WeatherWarning] { (report.warnings ?? []).filter { $0.isInForce(at: options.now) } }
+    /// Every warning in force at the render's moment, in the report's order (confirmed first, most severe
+    /// first). A report read later from the status file may hold one that has ended since: it is not shown.
+    var allWarnings: [WeatherWarning] { (report.warnings ?? []).filter { $0.isInForce(at: options.now) } }
+
+    /// The warnings in force whose area is confirmed: the ones bars mark, colour and name.
+    var warnings: [WeatherWarning] { allWarnings.filter(\.areaConfirmed) }
+
+    /// Warnings in force for the country whose area could not be confirmed: listed in tooltips and tables only.
+    var unconfirmedWarnings: [WeatherWarning] { allWarnings.filter { !$0.areaConfirmed } }
+
+    /// How many more warnings are in force than the report lists (`warnings_omitted`).
+    var omittedWarnings: Int { report.warningsOmitted ?? 0 }
 
     /// The warning a bar shows: the most severe, the earliest among equals.
     var topWarning: WeatherWarning? { warnings.first }
@@ -40,16 +49,21 @@ extension ReportFacts {
 
     /// The note under the warnings when they are the last good ones of a failing source; nil otherwise.
     var warningsStaleNote: String? {
-        report.warningsStale == true && !warnings.isEmpty ? phrases.warningsStale : nil
+        report.warningsStale == true && !allWarnings.isEmpty ? phrases.warningsStale : nil
+    }
+
+    /// `Frost (minor), +1 more`: the top warning and how many others are in force, for one-line texts.
+    var warningName: String? {
+        guard let top = topWarning else { return nil }
+        let others = warnings.count - 1 + omittedWarnings
+        return others > 0 ? phrases.list([warningTitle(top), phrases.moreWarnings(others)]) : warningTitle(top)
     }
 
     /// `⚠ Frost (minor), +1 more`: the warnings in one phrase for one-line texts.
-    var warningsPhrase: String? {
-        guard let top = topWarning else { return nil }
-        var text = "⚠ " + warningTitle(top)
-        if warnings.count > 1 { text = phrases.list([text, phrases.moreWarnings(warnings.count - 1)]) }
-        return text
-    }
+    var warningsPhrase: String? { warningName.map { "⚠ " + $0 } }
+
+    /// ` · Frost (minor), +1 more` after a bar text that starts with the mark already (polybar, tmux), or empty.
+    var warningSuffix: String { warningName.map { " · " + $0 } ?? "" }
 
     /// `08:00` on the day of the render's moment, `Tue 08:00` on another, in the location's local time
     /// (`08:00 UTC` when the report carries no local time).

@@ -80,7 +80,7 @@ public enum Renderer {
         case .i3blocks: return i3blocks(facts)
         case .polybar: return polybar(facts)
         case .i3statusRust: return i3statusRust(facts)
-        case .tmux: return Escape.tmux(Escape.oneLine(facts.barText))
+        case .tmux: return Escape.tmux(Escape.oneLine(facts.barText + facts.warningSuffix))
         case .text: return Escape.oneLine(textLine(facts))
         case .template: return Escape.oneLine(template(facts))
         }
@@ -218,19 +218,28 @@ public enum Renderer {
         return lines.joined(separator: "\n")
     }
 
-    /// One line per warning in force, in its colour: `⚠ <b>Frost</b> (minor), until 08:00`.
-    /// Under them, in grey, that they may be out of date when their source has been failing.
+    /// One line per warning in force, in its colour: `⚠ <b>Frost</b> (minor), until 08:00`; then, in grey,
+    /// those whose area is not confirmed (`…, area not confirmed`), how many more are in force than listed, and
+    /// that they may be out of date when their source has been failing.
     private static func warningLines(_ facts: ReportFacts) -> [String] {
-        let note = facts.warningsStaleNote.map { "<span color=\"\(BarColor.stale)\">" + Escape.pango($0) + "</span>" }
-        return facts.warnings.map { warning in
+        func grey(_ text: String) -> String { "<span color=\"\(BarColor.stale)\">" + text + "</span>" }
+        func line(_ warning: WeatherWarning) -> String {
             // The event in bold, when the phrase starts with it (a translation may not).
             let title = Escape.pango(facts.warningTitle(warning))
             let event = Escape.pango(facts.event(warning))
             var line = "⚠ " + (title.hasPrefix(event) ? "<b>" + event + "</b>" + title.dropFirst(event.count) : title)
             if let times = facts.warningTimes(warning) { line += Escape.pango(facts.phrases.list(["", times])) }
-            guard let color = BarColor.warning(warning.severity) else { return line }
-            return "<span color=\"\(color)\">" + line + "</span>"
-        } + [note].compactMap { $0 }
+            return line
+        }
+        let confirmed = facts.warnings.map { warning in
+            guard let color = BarColor.warning(warning.severity) else { return line(warning) }
+            return "<span color=\"\(color)\">" + line(warning) + "</span>"
+        }
+        let unconfirmed = facts.unconfirmedWarnings.map { warning in
+            grey(line(warning) + Escape.pango(facts.phrases.list(["", facts.phrases.areaNotConfirmed])))
+        }
+        let more = facts.omittedWarnings > 0 ? [grey(Escape.pango(facts.phrases.moreWarnings(facts.omittedWarnings)))] : []
+        return confirmed + unconfirmed + more + [facts.warningsStaleNote.map { grey(Escape.pango($0)) }].compactMap { $0 }
     }
 
     /// The air when it is worse than good, and the pollen when there is any.
@@ -275,7 +284,7 @@ public enum Renderer {
     }
 
     private static func polybar(_ facts: ReportFacts) -> String {
-        let text = Escape.oneLine(facts.barText)
+        let text = Escape.oneLine(facts.barText + facts.warningSuffix)
         guard let color = color(facts) else { return text }
         return "%{F" + color + "}" + text + "%{F-}"
     }

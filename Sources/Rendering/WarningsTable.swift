@@ -29,7 +29,7 @@ public enum WarningsTable {
             lines.append(phrases.warningsUnavailable)
             return lines.joined(separator: "\n")
         }
-        let warnings = facts.warnings
+        let warnings = facts.allWarnings
         guard !warnings.isEmpty else {
             lines.append(phrases.noWarnings(facts.placeName))
             return lines.joined(separator: "\n")
@@ -40,8 +40,14 @@ public enum WarningsTable {
             + warnings.map { warning in
                 [
                     phrases.severity(warning.severity), clip(facts.event(warning)),
-                    warning.onset.map(facts.localTime) ?? "–", warning.expires.map(facts.localTime) ?? "–",
-                    clip(warning.area ?? "–"), warning.source,
+                    warning.onset.map(facts.localTime) ?? "–",
+                    // "Until" never before "from": a message that only announces a hazard has no end yet.
+                    warning.until.flatMap { $0 > (warning.onset ?? .distantPast) ? facts.localTime($0) : nil } ?? "–",
+                    clip(
+                        warning.areaConfirmed
+                            ? warning.area ?? "–"
+                            : phrases.list([warning.area, phrases.areaNotConfirmed].compactMap { $0 })),
+                    warning.source,
                 ]
             }
         let widths = (0..<rows[0].count).map { column in rows.map { TextWidth.columns($0[column]) }.max() ?? 0 }
@@ -50,9 +56,12 @@ public enum WarningsTable {
             lines.append(Renderer.trimmed(cells.joined(separator: "  ")))
         }
 
+        if facts.omittedWarnings > 0 { lines.append(phrases.moreWarnings(facts.omittedWarnings)) }
+
         for warning in warnings {
             lines.append("")
             var head = "⚠ " + facts.warningTitle(warning)
+            if !warning.areaConfirmed { head = phrases.list([head, phrases.areaNotConfirmed]) }
             if let headline = warning.headline, !headline.isEmpty { head += ": " + oneLine(headline) }
             lines.append(head)
             for text in [warning.description, warning.instruction].compactMap({ $0 }) {

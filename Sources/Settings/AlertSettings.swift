@@ -18,6 +18,8 @@ extension Settings {
         public var brightSky = WarningService(url: URL(string: "https://api.brightsky.dev/alerts")!)
         /// `[warnings.meteoalarm]`: MeteoAlarm's country feeds (39 European countries).
         public var meteoalarm = WarningService(url: URL(string: "https://feeds.meteoalarm.org/api/v1/warnings/")!)
+        /// `[warnings.eccc]`: Environment and Climate Change Canada's alerts (Canada).
+        public var eccc = WarningService(url: URL(string: "https://api.weather.gc.ca/collections/weather-alerts/items")!)
 
         /// Every key at its default.
         public init() {}
@@ -75,10 +77,11 @@ extension Settings {
         documentation: """
             Official weather warnings where you are, from the service of the position's country: the US
             National Weather Service (the US and its territories), MET Norway (Norway), the DWD through
-            Bright Sky (Germany), MeteoAlarm (39 European countries; Norway and Germany too when their own
-            service is off). Elsewhere nothing is asked. Each request sends the position rounded to
-            [providers] coordinate_precision decimals; MeteoAlarm's sends only the country. Warnings are
-            matched to the position by their areas' shapes, never by name.
+            Bright Sky (Germany), Environment and Climate Change Canada (Canada), MeteoAlarm (39 European
+            countries; Norway and Germany too when their own service is off). Elsewhere nothing is asked.
+            Each request sends the position rounded to [providers] coordinate_precision decimals;
+            MeteoAlarm's sends only the country. Warnings are matched to the position by their areas'
+            shapes, never by name.
             """,
         [
             .key(
@@ -96,6 +99,9 @@ extension Settings {
     static let meteoalarmTable = warningServiceTable(
         "meteoalarm", \Settings.warnings.meteoalarm,
         "MeteoAlarm's country feeds; the url ends with a \"/\", and feeds-COUNTRY is appended to it.")
+    static let ecccTable = warningServiceTable(
+        "eccc", \Settings.warnings.eccc,
+        "Environment and Climate Change Canada's alerts (api.weather.gc.ca); texts in French or English.")
 
     private static func warningServiceTable(
         _ name: String, _ service: any WritableKeyPath<Settings, WarningService> & Sendable,

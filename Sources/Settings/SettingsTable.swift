@@ -42,8 +42,8 @@ package enum SettingsTable {
         Settings.providersTable, Settings.openMeteoTable, Settings.metNorwayTable, Settings.openWeatherMapTable,
         Settings.outputTable, Settings.statusFilesTable, Settings.displayTable, Settings.historyTable,
         Settings.warningsTable, Settings.nwsTable, Settings.metNorwayWarningsTable, Settings.brightSkyTable,
-        Settings.meteoalarmTable, Settings.nowcastTable, Settings.airTable, Settings.notificationsTable,
-        Settings.mapTable,
+        Settings.meteoalarmTable, Settings.ecccTable, Settings.nowcastTable, Settings.airTable,
+        Settings.notificationsTable, Settings.mapTable,
         Settings.citiesTable,
     ]
 

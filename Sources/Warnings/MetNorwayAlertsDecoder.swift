@@ -37,39 +37,40 @@ public enum MetNorwayAlertsDecoder {
     public static let sourceName = "met-norway"
 
     public static func decode(_ data: Data) throws(WarningError) -> DecodedFeed {
-        let (_, features) = try FeedBody.list(data, key: "features", source: sourceName)
         var feed = DecodedFeed()
-        for (index, item) in features.enumerated() {
+        var budget = PositionBudget()
+        var exceeded: PositionBudget.Exceeded?
+        _ = try FeedBody.stream(data, key: "features", source: sourceName) { index, item in
             guard let feature = item as? [String: Any], let properties = feature.object("properties") else {
                 feed.refused.append(RefusedEntry(entry: "#\(index)", problem: .missingField("properties")))
-                continue
+                return true
             }
             let entry = properties.text("id") ?? "#\(index)"
-            guard (properties.text("status") ?? "Actual").lowercased() == "actual" else { continue }
+            guard (properties.text("status") ?? "Actual").lowercased() == "actual" else { return true }
             let severity: WarningSeverity
             switch AwarenessLevel.read(properties.text("awareness_level")) {
-            case .noWarning?: continue
+            case .noWarning?: return true
             case .severity(let level)?: severity = level
             case nil: severity = WarningSeverity(cap: properties.text("severity")) ?? .minor
             }
             guard let identifier = properties.text("id") else {
                 feed.refused.append(RefusedEntry(entry: entry, problem: .missingField("id")))
-                continue
+                return true
             }
             guard let event = properties.text("eventAwarenessName") ?? properties.text("event") else {
                 feed.refused.append(RefusedEntry(entry: entry, problem: .missingField("event")))
-                continue
+                return true
             }
             guard let geometryObject = feature["geometry"], !(geometryObject is NSNull) else {
                 feed.refused.append(RefusedEntry(entry: entry, problem: .noArea))
-                continue
+                return true
             }
-            let geometry: AreaGeometry
-            do {
-                geometry = try AreaGeometry.geoJSON(geometryObject)
+            let reading: AreaGeometry.Reading
+            do throws(PositionBudget.Exceeded) {
+                reading = try AreaGeometry.readGeoJSON(geometryObject, budget: &budget)
             } catch {
-                feed.refused.append(RefusedEntry(entry: entry, problem: .invalidGeometry(error)))
-                continue
+                exceeded = error
+                return false
             }
             let interval = (feature.object("when")?["interval"] as? [Any])?.compactMap { $0 as? String } ?? []
             var description = properties.text("description")
@@ -85,11 +86,15 @@ public enum MetNorwayAlertsDecoder {
                 headline: properties.text("title"), description: description,
                 instruction: properties.text("instruction"), area: properties.text("area"),
                 url: properties.text("web"), sent: nil, identifier: identifier,
-                messageType: WarningMessageType(cap: properties.text("type")) ?? .alert)
-            feed.messages.append(
-                WarningMessage(
-                    warning: warning, coverage: .areas([WarningArea(name: warning.area, geometry: geometry)])))
+                messageType: WarningMessageType(cap: properties.text("type")) ?? .alert,
+                // The interval is the warning's own period: its end is the hazard's.
+                ends: interval.count > 1 ? Timestamps.parseUTC(interval[1]) : nil)
+            let area = WarningArea(name: warning.area, geometry: reading.geometry, refusedShapes: reading.refused)
+            feed.keep(WarningMessage(warning: warning, coverage: .areas([area])), entry: entry)
+            return true
         }
+        if let exceeded { throw WarningError.tooComplex(exceeded, source: sourceName) }
+        feed.trim()
         return feed
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 /// - A feature with a polygon is placed by its polygon. One without (zone-based watches and
 ///   advisories) counts as covering the position only when the answer says it was made for that
 ///   position: its `title` reads "… for 44.9869 N, 93.2926 W" with the coordinates forecastd asked
-///   for. Otherwise (an answer for a state or a zone) it stays unplaced: forecastd ships no zone shapes.
+///   for. Otherwise (an answer for a state or a zone) its area is not confirmed: forecastd ships no zone shapes.
+/// - The warning runs from `onset` (else `effective`) to `ends` (the hazard's end) where NWS gives one, else to
+///   `expires` (the message's); one that ends before it starts is refused.
 public enum NWSDecoder {
     public static let sourceName = "nws"
 
@@ -18,23 +20,26 @@ public enum NWSDecoder {
     /// - Parameter askedPoint: the `point=` forecastd sent (already rounded), or nil when the answer
     ///   was not asked for a point.
     public static func decode(_ data: Data, askedPoint: Coordinate?) throws(WarningError) -> DecodedFeed {
-        let (root, features) = try FeedBody.list(data, key: "features", source: sourceName)
-        let confirmed = askedPoint.map { answerNames(root.text("title"), point: $0) } ?? false
         var feed = DecodedFeed()
-        for (index, item) in features.enumerated() {
+        var budget = PositionBudget()
+        var exceeded: PositionBudget.Exceeded?
+        // Zone-only alerts, by index in `feed.messages`: whether they cover the point depends on the answer's
+        // title, which NWS writes after the features.
+        var zoneOnly: Set<String> = []
+        let root = try FeedBody.stream(data, key: "features", source: sourceName) { index, item in
             guard let feature = item as? [String: Any], let properties = feature.object("properties") else {
                 feed.refused.append(RefusedEntry(entry: "#\(index)", problem: .missingField("properties")))
-                continue
+                return true
             }
             let entry = properties.text("id") ?? "#\(index)"
-            guard properties.text("status")?.lowercased() == "actual" else { continue }
+            guard properties.text("status")?.lowercased() == "actual" else { return true }
             guard let identifier = properties.text("id") else {
                 feed.refused.append(RefusedEntry(entry: entry, problem: .missingField("id")))
-                continue
+                return true
             }
             guard let event = properties.text("event") else {
                 feed.refused.append(RefusedEntry(entry: entry, problem: .missingField("event")))
-                continue
+                return true
             }
             let references = properties.objects("references").compactMap { reference -> CAPReference? in
                 guard let identifier = reference.text("identifier") else { return nil }
@@ -53,31 +58,43 @@ public enum NWSDecoder {
                 instruction: properties.text("instruction"), area: properties.text("areaDesc"),
                 url: properties.text("@id"), sent: properties.text("sent").flatMap(Timestamps.parseUTC),
                 identifier: identifier, sender: properties.text("sender"), references: references,
-                messageType: WarningMessageType(cap: properties.text("messageType")) ?? .alert)
+                messageType: WarningMessageType(cap: properties.text("messageType")) ?? .alert,
+                ends: properties.text("ends").flatMap(Timestamps.parseUTC))
 
+            let codes = properties.object("geocode") ?? [:]
+            let geocodes = ["UGC", "SAME"].flatMap { scheme in
+                ((codes[scheme] as? [Any]) ?? []).compactMap { $0 as? String }.map { Geocode(scheme: scheme, value: $0) }
+            }
             let coverage: WarningMessage.Coverage
             if let geometry = feature["geometry"], !(geometry is NSNull) {
-                do {
-                    coverage = .areas([
-                        WarningArea(name: warning.area, geometry: try AreaGeometry.geoJSON(geometry))
-                    ])
+                let reading: AreaGeometry.Reading
+                do throws(PositionBudget.Exceeded) {
+                    reading = try AreaGeometry.readGeoJSON(geometry, budget: &budget)
                 } catch {
-                    feed.refused.append(RefusedEntry(entry: entry, problem: .invalidGeometry(error)))
-                    continue
+                    exceeded = error
+                    return false
                 }
-            } else if confirmed {
-                coverage = .confirmedForPoint
+                coverage = .areas([
+                    WarningArea(
+                        name: warning.area, geometry: reading.geometry, geocodes: geocodes,
+                        refusedShapes: reading.refused)
+                ])
             } else {
-                let codes = properties.object("geocode") ?? [:]
-                let geocodes = ["UGC", "SAME"].flatMap { scheme in
-                    ((codes[scheme] as? [Any]) ?? []).compactMap { $0 as? String }.map {
-                        Geocode(scheme: scheme, value: $0)
-                    }
-                }
+                zoneOnly.insert(identifier)
                 coverage = .areas([WarningArea(name: warning.area, geocodes: geocodes)])
             }
-            feed.messages.append(WarningMessage(warning: warning, coverage: coverage))
+            feed.keep(WarningMessage(warning: warning, coverage: coverage), entry: entry)
+            return true
         }
+        if let exceeded { throw WarningError.tooComplex(exceeded, source: sourceName) }
+        if let askedPoint, answerNames(root.text("title"), point: askedPoint) {
+            for index in feed.messages.indices where zoneOnly.contains(feed.messages[index].warning.identifier) {
+                if case .areas(let areas) = feed.messages[index].coverage, areas.allSatisfy({ $0.geometry == nil }) {
+                    feed.messages[index].coverage = .confirmedForPoint
+                }
+            }
+        }
+        feed.trim()
         return feed
     }
 

@@ -23,6 +23,7 @@ public enum WarningSourceKind: String, Sendable, Hashable, CaseIterable {
     case metNorway = "met-norway"
     case brightSky = "bright-sky"
     case meteoalarm
+    case eccc
 }
 
 /// Which services may be asked, as plain values from the settings (`[warnings]`, see `docs/warnings.md`).
@@ -30,20 +31,23 @@ public struct WarningSourceSwitches: Sendable, Hashable {
     /// `[warnings] enabled`: off means no warning request at all.
     public var enabled: Bool
     /// `[warnings.nws] enabled`, `[warnings.met_norway] enabled`, `[warnings.bright_sky] enabled`,
-    /// `[warnings.meteoalarm] enabled`.
+    /// `[warnings.meteoalarm] enabled`, `[warnings.eccc] enabled`.
     public var nws: Bool
     public var metNorway: Bool
     public var brightSky: Bool
     public var meteoalarm: Bool
+    public var eccc: Bool
 
     public init(
-        enabled: Bool = true, nws: Bool = true, metNorway: Bool = true, brightSky: Bool = true, meteoalarm: Bool = true
+        enabled: Bool = true, nws: Bool = true, metNorway: Bool = true, brightSky: Bool = true, meteoalarm: Bool = true,
+        eccc: Bool = true
     ) {
         self.enabled = enabled
         self.nws = nws
         self.metNorway = metNorway
         self.brightSky = brightSky
         self.meteoalarm = meteoalarm
+        self.eccc = eccc
     }
 
     public func allows(_ kind: WarningSourceKind) -> Bool {
@@ -53,6 +57,7 @@ public struct WarningSourceSwitches: Sendable, Hashable {
         case .metNorway: return metNorway
         case .brightSky: return brightSky
         case .meteoalarm: return meteoalarm
+        case .eccc: return eccc
         }
     }
 }
@@ -60,7 +65,7 @@ public struct WarningSourceSwitches: Sendable, Hashable {
 /// Picks the service for a position's country (the gazetteer's ISO code for the place).
 ///
 /// - The US and its territories: NWS.
-/// - Norway: MET Norway. Germany: the DWD through Bright Sky.
+/// - Norway: MET Norway. Germany: the DWD through Bright Sky. Canada: ECCC.
 /// - Other MeteoAlarm countries: MeteoAlarm, with the country's feed.
 /// - Norway and Germany fall back to MeteoAlarm (which carries MET Norway's and the DWD's warnings too)
 ///   when their own service is switched off.
@@ -81,9 +86,13 @@ public enum WarningSourceSelection {
             return nil
         }
         let own: WarningSourceKind? =
-            if nwsCountries.contains(country) { .nws } else if country == "NO" { .metNorway } else if country == "DE" {
-                .brightSky
-            } else { nil }
+            switch country {
+            case _ where nwsCountries.contains(country): .nws
+            case "NO": .metNorway
+            case "DE": .brightSky
+            case "CA": .eccc
+            default: nil
+            }
         if let own, switches.allows(own) { return Choice(kind: own, meteoAlarmFeed: nil) }
         if let feed = MeteoAlarmCountries.feed(for: country), switches.allows(.meteoalarm) {
             return Choice(kind: .meteoalarm, meteoAlarmFeed: feed)

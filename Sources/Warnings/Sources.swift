@@ -30,11 +30,21 @@ struct PointFeed: Sendable {
         at position: Coordinate, accept: String, query: (String, String) -> [(String, String)],
         decode: @escaping @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
     ) async throws(WarningError) -> SourceAnswer {
+        try await answer(
+            at: position, accept: accept, query: { latitude, longitude, _ in query(latitude, longitude) },
+            decode: decode)
+    }
+
+    /// - Parameter query: the query items for the rounded latitude and longitude (formatted, then as numbers).
+    func answer(
+        at position: Coordinate, accept: String, query: (String, String, Coordinate) -> [(String, String)],
+        decode: @escaping @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
+    ) async throws(WarningError) -> SourceAnswer {
         try WarningURL.check(position, source: source)
         let asked = position.rounded(decimals: decimals)
         let latitude = WarningURL.format(asked.latitude, decimals: decimals)
         let longitude = WarningURL.format(asked.longitude, decimals: decimals)
-        let requestURL = try WarningURL.make(url, items: query(latitude, longitude), source: source)
+        let requestURL = try WarningURL.make(url, items: query(latitude, longitude, asked), source: source)
         let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: accept) {
             data throws(WarningError) in try decode(data, asked)
         }
@@ -142,12 +152,66 @@ public struct BrightSkySource: WarningSource {
     }
 }
 
+/// Environment and Climate Change Canada's alerts (Canada) through MSC GeoMet's OGC API.
+///
+/// `GET <url>?f=json&lang=en&limit=500&bbox=W,S,E,N`, the box one rounding step
+/// (`[providers] coordinate_precision`) around the rounded position, so it holds every position that rounds
+/// the same way and the service is told no more than the rounded position. The answer lists the alerts of the
+/// regions the box touches; ``WarningMatcher`` places the exact position in their polygons.
+public struct ECCCSource: WarningSource {
+    public static let defaultURL = URL(string: "https://api.weather.gc.ca/collections/weather-alerts/items")!
+    /// As often as NWS and Bright Sky: ECCC issues and updates within minutes.
+    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
+    /// A box's alerts carry their regions' polygons, up to a few hundred kilobytes each.
+    public static let maxBodyBytes = 8 * 1024 * 1024
+    /// Features asked for at once: far more than a box ever has (the service's default is 10).
+    public static let pageSize = 500
+
+    public var name: String { ECCCDecoder.sourceName }
+    public let minimumInterval: Duration
+    public var url: URL { feed.url }
+    /// `en` or `fr`: the language of the texts (`[display] language`).
+    public let language: String
+    private let feed: PointFeed
+
+    public init(
+        url: URL = ECCCSource.defaultURL, minimumInterval: Duration = ECCCSource.defaultMinimumInterval,
+        language: String = "en", context: WarningSourceContext
+    ) {
+        self.minimumInterval = minimumInterval
+        self.language = language.lowercased().hasPrefix("fr") ? "fr" : "en"
+        feed = PointFeed(
+            source: ECCCDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
+            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
+    }
+
+    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
+        let language = self.language
+        let decimals = feed.decimals
+        return try await feed.answer(
+            at: position, accept: "application/geo+json, application/json",
+            query: { _, _, asked in
+                let step = pow(10, -Double(decimals))
+                let box = [
+                    asked.longitude - step, asked.latitude - step, asked.longitude + step, asked.latitude + step,
+                ]
+                .map { WarningURL.format($0, decimals: decimals) }
+                return [
+                    ("f", "json"), ("lang", language), ("limit", "\(Self.pageSize)"),
+                    ("bbox", box.joined(separator: ",")),
+                ]
+            },
+            decode: { data, _ throws(WarningError) in try ECCCDecoder.decode(data, language: language) })
+    }
+}
+
 /// One country's MeteoAlarm feed (about 38 European countries), matched to the position by geometry.
 ///
 /// `GET <url>feeds-<country>` (the country's whole feed: the position is never sent) with forecastd's
 /// User-Agent and the validators of the last answer (`If-None-Match`, `If-Modified-Since`), so an
 /// unchanged feed costs a 304 without a body. The position is placed in the warnings' areas by
-/// ``WarningMatcher`` with the shipped ``MeteoAlarmAreas``, read for this country only.
+/// ``WarningMatcher`` with the shipped ``MeteoAlarmAreas`` (MeteoAlarm's regions, then Eurostat's NUTS
+/// regions), read for this country only and only once a warning needs them.
 public actor MeteoAlarmSource: WarningSource {
     public static let defaultURL = URL(string: "https://feeds.meteoalarm.org/api/v1/warnings/")!
     /// A country feed changes when a national service issues; with validators most requests are 304s.
@@ -162,21 +226,21 @@ public actor MeteoAlarmSource: WarningSource {
     public nonisolated let country: String
     /// The feed's name in MeteoAlarm's URLs (`united-kingdom`).
     public nonisolated let feed: String
-    private let areasFile: URL?
+    private let areasFiles: [URL]
     private let client: FeedClient
     private let logger: Logger
     private var matcher: WarningMatcher?
 
     /// - Parameters:
     ///   - country: the position's country (ISO code); it must have a feed (``MeteoAlarmCountries``).
-    ///   - areasFile: the shipped ``MeteoAlarmAreas`` file (the daemon finds it as it finds the gazetteer:
-    ///     in the `forecastd_Warnings.resources` bundle beside the executable, or under `share/forecastd`);
-    ///     nil places only warnings with shapes of their own.
+    ///   - areasFiles: the shipped ``MeteoAlarmAreas`` files, MeteoAlarm's first (the daemon finds them as it
+    ///     finds the gazetteer: in the `forecastd_Warnings.resources` bundle beside the executable, or under
+    ///     `share/forecastd`); none places only warnings with shapes of their own.
     /// - Returns: nil when MeteoAlarm has no feed for `country`.
     public init?(
         country: String, url: URL = MeteoAlarmSource.defaultURL,
         minimumInterval: Duration = MeteoAlarmSource.defaultMinimumInterval,
-        maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFile: URL?,
+        maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFiles: [URL],
         context: WarningSourceContext
     ) {
         let code = country.uppercased()
@@ -185,7 +249,7 @@ public actor MeteoAlarmSource: WarningSource {
         self.feed = feed
         self.url = url
         self.minimumInterval = minimumInterval
-        self.areasFile = areasFile
+        self.areasFiles = areasFiles
         self.logger = context.logger
         self.client = FeedClient(
             source: MeteoAlarmDecoder.sourceName,
@@ -209,9 +273,9 @@ public actor MeteoAlarmSource: WarningSource {
     private func areaMatcher() -> WarningMatcher {
         if let matcher { return matcher }
         var areas: MeteoAlarmAreas?
-        if let areasFile {
+        if !areasFiles.isEmpty {
             do {
-                areas = try MeteoAlarmAreas.load(from: areasFile, countries: [country])
+                areas = try MeteoAlarmAreas.load(from: areasFiles, countries: [country])
             } catch {
                 logger.error(
                     "MeteoAlarm's region shapes cannot be read; warnings named only by region code stay unplaced.",

@@ -1,3 +1,4 @@
+import ForecastModel
 import Foundation
 
 /// Why a warning source delivered nothing this time: a stable reason for decisions and a sentence
@@ -21,6 +22,8 @@ public struct WarningError: Error, Sendable, Hashable, CustomStringConvertible {
         case malformed
         /// The body is larger than the source's cap; reading stopped there.
         case tooLarge(limit: Int)
+        /// The answer's shapes hold more positions than ``GeometryLimits/maxFeedPositions``.
+        case tooComplex(limit: Int)
         /// 304 Not Modified although no validator was sent.
         case unexpectedNotModified
         /// forecastd's own request budget for this source: it may be asked again at this time.
@@ -42,6 +45,13 @@ public struct WarningError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `meteoalarm: the response is larger than 16 MiB`.
     public var description: String { "\(source): \(detail)" }
+
+    /// An answer whose shapes hold more positions than an answer may (``PositionBudget``).
+    static func tooComplex(_ exceeded: PositionBudget.Exceeded, source: String) -> WarningError {
+        WarningError(
+            source: source, reason: .tooComplex(limit: exceeded.limit),
+            detail: "the answer's shapes hold more than \(exceeded.limit) positions; it was not used")
+    }
 }
 
 /// Why one entry of an otherwise good feed was left out; the other entries are kept.
@@ -52,12 +62,16 @@ public enum WarningEntryProblem: Error, Sendable, Hashable, CustomStringConverti
     case invalidGeometry(GeometryError)
     /// A field every warning needs is missing or empty (`identifier`, `event`).
     case missingField(String)
+    /// Its hazard's end (`ends`; MET Norway's interval end) is not after its start (`onset`): never in force.
+    case neverInForce(from: Date, until: Date)
 
     public var description: String {
         switch self {
         case .noArea: "it has no area, so nothing says where it applies"
         case .invalidGeometry(let error): "its area is refused: \(error)"
         case .missingField(let field): "it has no \(field)"
+        case .neverInForce(let from, let until):
+            "it is never in force: it ends (\(Timestamps.rfc3339(until))) before it starts (\(Timestamps.rfc3339(from)))"
         }
     }
 }

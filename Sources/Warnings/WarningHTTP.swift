@@ -62,13 +62,16 @@ struct WarningHTTP: Sendable {
         let response = try await httpClient.execute(request, deadline: deadline, logger: logger)
         let limit = maxBodyBytes
         let source = self.source
-        if let announced = response.headers.first(name: "content-length").flatMap(Int.init), announced > limit {
+        let announced = response.headers.first(name: "content-length").flatMap(Int.init)
+        if let announced, announced > limit {
             throw Self.tooLarge(source: source, limit: limit, announced: announced)
         }
         // The client's deadline covers the response head; the body gets what is left of the same budget.
         let body = try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask {
                 var data = Data()
+                // Room for the announced length at once: growing by doubling would hold up to twice the body.
+                if let announced, announced > 0 { data.reserveCapacity(announced) }
                 for try await chunk in response.body {
                     guard data.count + chunk.readableBytes <= limit else {
                         throw Self.tooLarge(source: source, limit: limit, announced: nil)

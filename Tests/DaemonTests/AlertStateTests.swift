@@ -49,6 +49,35 @@ struct AlertStateTests {
         #expect(await state.report.status == .ok)
     }
 
+    @Test(
+        "Warnings saved before a restart are in the report at once, stale once their source's answer is too old, and leave at their end"
+    )
+    func restoredWarnings() async throws {
+        let pin = Coordinate(latitude: 48.9, longitude: 2.33)
+        let state = base.makeState(base.configuration(pin: pin, gpsd: false, mode: .pinned))
+        let now = base.clock.now
+        let warning = WeatherWarning(
+            source: "meteoalarm", event: "Wind", severity: .moderate, onset: now.addingTimeInterval(-3600),
+            expires: now.addingTimeInterval(600), identifier: "w1", ends: now.addingTimeInterval(3600))
+        let saved = SavedState.SavedWarnings(
+            source: "meteoalarm", country: "FR", position: pin, fetchedAt: now.addingTimeInterval(-1200),
+            staleAt: now.addingTimeInterval(-480), warnings: [warning])
+        await state.restore(SavedState(forecast: base.forecast(), fix: nil, warnings: saved))
+        await state.tick()
+        #expect(await state.report.warnings?.map(\.identifier) == ["w1"])
+        #expect(await state.report.warningsStale == true)
+        // The alert service takes them once, as its source's last good answer.
+        #expect(await state.takeRestoredWarnings() == saved)
+        #expect(await state.takeRestoredWarnings() == nil)
+        // Past the message's expiry it stays; at its end it leaves the report.
+        base.clock.advance(1200)
+        await state.tick()
+        #expect(await state.report.warnings?.map(\.identifier) == ["w1"])
+        base.clock.advance(2401)
+        await state.tick()
+        #expect(await state.report.warnings == [])
+    }
+
     @Test("The nowcast counts down: republished at the moment its text changes, not before")
     func nowcastCountsDown() async throws {
         let (state, pin) = await pinnedState()

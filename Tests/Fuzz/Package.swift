@@ -63,5 +63,7 @@ let package = Package(
         fuzzTarget("FuzzMetAlerts", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
         fuzzTarget("FuzzMeteoAlarm", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
         fuzzTarget("FuzzBrightSky", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
+        fuzzTarget("FuzzECCC", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
+        fuzzTarget("FuzzGeometry", ["WarningDecoders", "ForecastModel"]),
     ]
 )

@@ -92,6 +92,40 @@ struct NotificationPolicyTests {
         #expect(Self.step(policy, Self.report(warnings: nil), &ledger).decisions.isEmpty)
     }
 
+    @Test("A warning whose area is not confirmed is never notified, however severe; confirmed later, it is")
+    func areaNotConfirmed() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        var ledger = NotificationLedger()
+        var unconfirmed = Self.warning("somewhere-in-the-country", severity: .extreme)
+        unconfirmed.areaConfirmed = false
+        #expect(Self.step(policy, Self.report(warnings: [unconfirmed]), &ledger).decisions.isEmpty)
+        unconfirmed.areaConfirmed = true
+        #expect(
+            Self.step(policy, Self.report(warnings: [unconfirmed]), &ledger).decisions.map(\.subject)
+                == [.warning(unconfirmed.id)])
+    }
+
+    @Test("A message that expires before its hazard starts (an announcement, issue 28's G7) is never notified")
+    func announcementNotNotified() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        var ledger = NotificationLedger()
+        var watch = Self.warning("nws-watch", severity: .severe, expiresIn: 2)
+        watch.onset = Self.now.addingTimeInterval(3 * 86_400)
+        #expect(watch.isAnnouncement)
+        #expect(Self.step(policy, Self.report(warnings: [watch]), &ledger).decisions.isEmpty)
+    }
+
+    @Test("A notification is taken away at the hazard's end, not at its message's expiry")
+    func withdrawnAtEnds() {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        var ledger = NotificationLedger()
+        var warning = Self.warning("nws-1", severity: .severe, expiresIn: 1)
+        warning.ends = Self.now.addingTimeInterval(5 * 3600)
+        #expect(Self.step(policy, Self.report(warnings: [warning]), &ledger).decisions.count == 1)
+        // Once notified, the plan wakes to take it away at its end.
+        #expect(Self.step(policy, Self.report(warnings: [warning]), &ledger).nextCheck == warning.ends)
+    }
+
     @Test("Below the minimum severity nothing is sent")
     func belowMinimum() {
         let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .severe), timeZone: utc)

@@ -202,6 +202,58 @@ struct AlertRenderingTests {
         #expect(WarningsTable.render(base, now: now).hasSuffix(Phrases.english.warningsUnavailable))
     }
 
+    @Test("polybar and tmux name the warning after the bar text, as docs/formats.md says")
+    func shortLineFormatsNameTheWarning() {
+        for format in [OutputFormat.polybar, .tmux] {
+            let output = Renderer.render(full, as: format, options: ReportFixtures.options(for: full))
+            #expect(output.contains("⚠ "), "\(format): \(output)")
+            #expect(output.contains("Yellow wind warning (moderate), +1 more"), "\(format): \(output)")
+        }
+        let polybar = Renderer.render(full, as: .polybar, options: ReportFixtures.options(for: full))
+        #expect(polybar.hasPrefix("%{F" + BarColor.moderateWarning + "}"))
+    }
+
+    @Test(
+        "A warning whose area is not confirmed is listed in the tooltip and the table, and sets neither the bar's mark nor its class"
+    )
+    func areaNotConfirmed() throws {
+        var report = base
+        var severe = warnings[0]
+        severe.severity = .severe
+        severe.areaConfirmed = false
+        report.warnings = [warnings[1], severe]
+        let object = try waybar(report)
+        let classes = try #require(object["class"] as? [String])
+        #expect(classes.contains("warning-minor"))
+        #expect(!classes.contains("warning-severe"))
+        let tooltip = try #require(object["tooltip"] as? String)
+        #expect(tooltip.contains("<b>Yellow wind warning</b> (severe), until 21:00, area not confirmed"))
+        #expect(tooltip.contains("<span color=\"\(BarColor.stale)\">⚠ <b>Yellow wind warning</b>"))
+        let text = Renderer.render(report, as: .text, options: ReportFixtures.options(for: report))
+        #expect(text.contains("⚠ Fog (minor)"))
+        #expect(!text.contains("Yellow wind"))
+        let table = WarningsTable.render(report, now: now)
+        #expect(table.contains("West Midlands, area not confirm…"), "the area cell, clipped at 32 columns")
+        #expect(table.contains("⚠ Yellow wind warning (severe), area not confirmed: Strong winds"))
+
+        // Alone, it leaves the bar without a mark: the errors entry the daemon adds says why.
+        report.warnings = [severe]
+        let alone = try waybar(report)
+        #expect((alone["text"] as? String)?.hasPrefix("⚠") == false)
+        #expect((alone["tooltip"] as? String)?.contains("area not confirmed") == true)
+    }
+
+    @Test("Warnings beyond the report's bound are counted: +N more in bars, tooltip and table")
+    func omittedCounted() throws {
+        var report = full
+        report.warningsOmitted = 5
+        let text = Renderer.render(report, as: .text, options: ReportFixtures.options(for: report))
+        #expect(text.contains("⚠ Yellow wind warning (moderate), +6 more"))
+        let tooltip = try #require(try waybar(report)["tooltip"] as? String)
+        #expect(tooltip.contains("+5 more"))
+        #expect(WarningsTable.render(report, now: now).contains("\n+5 more\n"))
+    }
+
     @Test("forecastctl status names the warnings first, then the rain and the air")
     func humanSummary() {
         let text = HumanSummary.render(full, now: now)

@@ -16,27 +16,38 @@ struct DecoderAndMatchingTests {
         let feed = try NWSDecoder.decode(try Alerts.iowa(now: now), askedPoint: Alerts.at(41.01, -95.16))
         #expect(feed.messages.count == 48)
         #expect(feed.refused.isEmpty)
+        // One Flood Watch update's message expires 20 hours ahead, its watch starts in 3.7 days, and it gives no
+        // `ends`: an announcement, kept (not refused as never in force).
+        let flood = try #require(
+            feed.messages.first {
+                $0.warning.identifier == "urn:oid:2.49.0.1.840.0.05166443b0a2ae2151e060012ace1ae33096b4d3.002.1"
+            })
+        #expect(flood.warning.isAnnouncement)
         let matched = WarningMatcher().match(feed, at: Alerts.at(41.0117, -95.1617))
         let merged = WarningMerger.merge([matched], now: now)
-        #expect(merged.warnings.map(\.event) == ["Tornado Warning"])
+        // The watches in the answer are for Iowa's zones, not confirmed for the point: listed after, as such.
+        #expect(merged.warnings.filter(\.areaConfirmed).map(\.event) == ["Tornado Warning"])
+        #expect(merged.warnings.first?.event == "Tornado Warning")
         let tornado = try #require(merged.warnings.first)
         #expect(tornado.identifier == "urn:oid:2.49.0.1.840.0.dd2ea9bc85e10d9965e349d8d462c1f69650b1bb.001.1")
         #expect(tornado.severity == .extreme && tornado.urgency == .immediate && tornado.certainty == .observed)
         #expect(tornado.area?.contains("Montgomery, IA") == true)
         #expect(tornado.expires == now.addingTimeInterval(1547))
-        #expect(merged.nextExpiry == tornado.expires)
+        #expect(tornado.until == tornado.ends ?? tornado.expires)
     }
 
-    @Test("NWS, Iowa: a point outside every polygon gets none, and the zone-only watches stay unplaced")
+    @Test("NWS, Iowa: a point outside every polygon gets none; the zone-only watches are kept, their area not confirmed")
     func nwsIowaOutside() throws {
         let now = Alerts.time("2024-05-21T22:00:00Z")
         let feed = try NWSDecoder.decode(try Alerts.iowa(now: now), askedPoint: Alerts.at(41.59, -93.62))
         let matched = WarningMatcher().match(feed, at: Alerts.at(41.59, -93.62))
         #expect(matched.covering.isEmpty)
-        #expect(WarningMerger.merge([matched], now: now).warnings.isEmpty)
-        // The answer is for Iowa, not for the point: watches named by zone are not guessed onto it.
+        // The answer is for Iowa, not for the point: watches named by zone are not guessed onto it, nor dropped.
         #expect(matched.unplaced.count == 14)
         #expect(matched.unplaced.allSatisfy { $0.geocodes.contains { $0.scheme == "UGC" } })
+        let merged = WarningMerger.merge([matched], now: now)
+        #expect(!merged.warnings.isEmpty)
+        #expect(merged.warnings.allSatisfy { !$0.areaConfirmed })
     }
 
     @Test("NWS, Minneapolis: an answer made for the asked point confirms its zone advisory for that point")
@@ -256,7 +267,7 @@ struct DecoderAndMatchingTests {
         #expect(WarningMatcher().match(feed, at: Alerts.at(43.85, 18.41)).elsewhere.count == 1)
     }
 
-    @Test("MeteoAlarm: a CAP with no area, a 3-point polygon and a crossing polygon are refused by name; the rest stays")
+    @Test("MeteoAlarm: a CAP with no area is refused; an unclosed triangle and a crossing polygon are judged")
     func meteoAlarmBadEntries() throws {
         var root = try Alerts.json("meteoalarm/em-jov-api-v1-warnings-feeds-bosnia-herzegovina-2024-01-first5.json")
         let recorded = try #require(root["warnings"] as? [[String: Any]])
@@ -268,14 +279,134 @@ struct DecoderAndMatchingTests {
             identifier: "derived-bow-tie")
         root["warnings"] = [noArea, threePoints, bowTie] + recorded
         let feed = try MeteoAlarmDecoder.decode(try Alerts.encode(root))
-        #expect(feed.messages.count == 5)
+        #expect(feed.messages.count == 7)
+        #expect(feed.refused == [RefusedEntry(entry: "derived-no-area", problem: .noArea)])
+        #expect(feed.refusedShapes.isEmpty)
+        // The triangle closed; the bow tie's lower loop holds (44.7, 17.2), its waist's side (44.8, 17.05) not.
+        let triangle = WarningMatcher().match(feed, at: Alerts.at(44.9, 17.3)).covering.map(\.identifier)
+        #expect(triangle.contains("derived-three-points"))
+        #expect(WarningMatcher().match(feed, at: Alerts.at(44.7, 17.2)).covering.map(\.identifier).contains("derived-bow-tie"))
+        #expect(WarningMatcher().match(feed, at: Alerts.at(44.8, 17.05)).elsewhere.map(\.identifier).contains("derived-bow-tie"))
+    }
+
+    /// A Bosnian country-wide ice warning's six CAP polygons (derived from the recorded feed's first warning:
+    /// the polygons are made up, the shape of the problem is the one issue 22 reports). The first, around
+    /// Sarajevo, has a repeated position, a spike out and back (A → B → A) and a lobe through a vertex visited
+    /// twice; the old geometry refused it ("a ring crosses itself") and with it the whole warning.
+    static let icePolygons = [
+        "43.6,18.0 43.6,18.8 43.6,18.8 44.1,18.8 44.3,18.9 44.1,18.8 44.1,18.0 43.85,18.0 43.75,17.7 43.95,17.7 "
+            + "43.85,18.0 43.6,18.0",
+        "44.6,17.0 44.6,17.4 45.0,17.4 45.0,17.0 44.6,17.0",  // Banja Luka
+        "43.2,17.6 43.2,18.0 43.5,18.0 43.5,17.6 43.2,17.6",  // Mostar
+        "44.4,18.5 44.4,18.9 44.7,18.9 44.7,18.5 44.4,18.5",  // Tuzla
+        "44.7,15.8 44.7,16.1 45.0,16.1 45.0,15.8 44.7,15.8",  // Bihać
+        "42.6,18.3 42.6,18.5 42.8,18.5 42.8,18.3 42.6,18.3",  // Trebinje
+    ]
+
+    @Test(
+        "Issue 22's ice warning: a polygon with a spike, repeated points and a self-touch places the warning at every position inside any of the six polygons, and not outside"
+    )
+    func iceWarning() throws {
+        var root = try Alerts.json("meteoalarm/em-jov-api-v1-warnings-feeds-bosnia-herzegovina-2024-01-first5.json")
+        root["warnings"] = [
+            try Self.withArea(
+                root,
+                [
+                    "areaDesc": "Bosnia and Herzegovina", "polygon": Self.icePolygons,
+                    "geocode": [["valueName": "EMMA_ID", "value": "BA006"]],
+                ], identifier: "derived-ice")
+        ]
+        let feed = try MeteoAlarmDecoder.decode(try Alerts.encode(root))
+        #expect(feed.refused.isEmpty)
+        #expect(feed.refusedShapes.isEmpty)
+        let matcher = WarningMatcher()
+        let inside = [
+            Alerts.at(43.8563, 18.4131),  // Sarajevo, the capital
+            Alerts.at(43.85, 17.75),  // the lobe through the self-touching vertex
+            Alerts.at(44.0, 18.75),  // beside the spike's base
+            Alerts.at(44.7722, 17.191), Alerts.at(43.3438, 17.8078), Alerts.at(44.5384, 18.6763),
+            Alerts.at(44.8169, 15.8708), Alerts.at(42.7110, 18.3436),
+        ]
+        for position in inside {
+            #expect(matcher.match(feed, at: position).covering.map(\.identifier) == ["derived-ice"], "\(position)")
+        }
+        let outside = [
+            Alerts.at(44.25, 18.88),  // beside the spike, outside the ring
+            Alerts.at(43.85, 17.5),  // west of the lobe
+            Alerts.at(44.2, 17.2),  // between the polygons
+            Alerts.at(45.8, 15.98),  // Zagreb
+        ]
+        for position in outside {
+            let matched = matcher.match(feed, at: position)
+            #expect(matched.covering.isEmpty, "\(position)")
+            #expect(matched.elsewhere.map(\.identifier) == ["derived-ice"], "\(position)")
+        }
+    }
+
+    @Test(
+        "A polygon that cannot be judged is left out alone: the warning's other polygons and areas still place it, its codes decide for the rest, and the refusal names the warning"
+    )
+    func unusablePolygonAlone() throws {
+        var root = try Alerts.json("meteoalarm/em-jov-api-v1-warnings-feeds-bosnia-herzegovina-2024-01-first5.json")
+        var warning = try Self.withArea(root, nil, identifier: "derived-one-bad-polygon")
+        var alert = warning["alert"] as! [String: Any]
+        alert["info"] = (alert["info"] as! [[String: Any]]).map { info in
+            var info = info
+            info["area"] = [
+                // Area 1: around Sarajevo, but one position has a latitude of 95; its code is Sarajevo's region.
+                [
+                    "areaDesc": "Sarajevo", "polygon": ["43.6,18.0 43.6,18.8 95.0,18.8 44.1,18.0 43.6,18.0", Self.icePolygons[3]],
+                    "geocode": [["valueName": "EMMA_ID", "value": "BA006"]],
+                ],
+                // Area 2: Banja Luka, a good polygon.
+                ["areaDesc": "Banja Luka", "polygon": Self.icePolygons[1]],
+            ]
+            return info
+        }
+        warning["alert"] = alert
+        root["warnings"] = [warning]
+        let feed = try MeteoAlarmDecoder.decode(try Alerts.encode(root))
+        #expect(feed.refused.isEmpty)
         #expect(
-            feed.refused == [
-                RefusedEntry(entry: "derived-no-area", problem: .noArea),
-                RefusedEntry(entry: "derived-three-points", problem: .invalidGeometry(.tooFewPositions(count: 3))),
-                RefusedEntry(
-                    entry: "derived-bow-tie", problem: .invalidGeometry(.selfIntersecting(edge: 0, otherEdge: 2))),
+            feed.refusedShapes == [
+                RefusedShape(entry: "derived-one-bad-polygon", problem: .invalidCoordinate(latitude: 95, longitude: 18.8))
             ])
+        // Its sibling polygon (Tuzla) and the other area (Banja Luka) still place it.
+        #expect(WarningMatcher().match(feed, at: Alerts.at(44.5384, 18.6763)).covering.count == 1)
+        #expect(WarningMatcher().match(feed, at: Alerts.at(44.7722, 17.191)).covering.count == 1)
+        // In Sarajevo only the refused polygon could have said: the area's code does, with the shipped shapes…
+        let shaped = WarningMatcher(areas: try Alerts.areas(["BA"]))
+        #expect(shaped.match(feed, at: Alerts.at(43.8563, 18.4131)).covering.count == 1)
+        // …and without them the warning is kept, its area not confirmed, rather than dropped.
+        let unplaced = WarningMatcher().match(feed, at: Alerts.at(43.8563, 18.4131)).unplaced
+        #expect(unplaced.map(\.warning.identifier) == ["derived-one-bad-polygon"])
+        let merged = WarningMerger.merge([WarningMatcher().match(feed, at: Alerts.at(43.8563, 18.4131))], now: Alerts.time("2024-01-06T12:00:00Z"))
+        #expect(merged.warnings.map(\.areaConfirmed) == [false])
+    }
+
+    @Test("A MeteoAlarm entry that carries only a NUTS 3 code is shown inside that region and not outside; NUTS 2 too")
+    func nutsCodes() throws {
+        var root = try Alerts.json("meteoalarm/em-jov-api-v1-warnings-feeds-bosnia-herzegovina-2024-01-first5.json")
+        // Derived: the recorded warning's area named only by NUTS 2021 codes of Haute-Savoie (FRK28, not in
+        // MeteoAlarm's alias list) and of Auvergne-Rhône-Alpes (FRK2).
+        root["warnings"] = [
+            try Self.withArea(
+                root, ["areaDesc": "Haute-Savoie", "geocode": [["valueName": "NUTS3", "value": "FRK28"]]],
+                identifier: "derived-nuts3"),
+            try Self.withArea(
+                root, ["areaDesc": "Auvergne-Rhône-Alpes", "geocode": [["valueName": "NUTS2", "value": "FRK2"]]],
+                identifier: "derived-nuts2"),
+        ]
+        let feed = try MeteoAlarmDecoder.decode(try Alerts.encode(root))
+        let matcher = WarningMatcher(areas: try Alerts.areas(["FR"]))
+        let annecy = matcher.match(feed, at: Alerts.at(45.8992, 6.1294))
+        #expect(annecy.covering.map(\.identifier) == ["derived-nuts3", "derived-nuts2"])
+        let lyon = matcher.match(feed, at: Alerts.at(45.764, 4.8357))
+        #expect(lyon.covering.map(\.identifier) == ["derived-nuts2"])
+        #expect(lyon.elsewhere.map(\.identifier) == ["derived-nuts3"])
+        let paris = matcher.match(feed, at: Alerts.at(48.8566, 2.3522))
+        #expect(paris.covering.isEmpty)
+        #expect(paris.unplaced.isEmpty)
     }
 
     @Test("docs/warnings.md's example is what the encoder writes for the first recorded Bosnian warning")

@@ -153,9 +153,10 @@ struct AreasTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("areas-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: url) }
         let header = #"{"format":"forecastd-meteoalarm-areas","version":1,"tolerance_km":1.2}"#
-        let bowTie = #"{"country":"XX","code":"XX001","polygons":[[[[0,0],[1,1],[1,0],[0,1],[0,0]]]]}"#
-        try Data((header + "\n" + bowTie + "\n").utf8).write(to: url)
-        #expect(throws: MeteoAlarmAreasError.invalidLine(path: url.path, line: 2, reason: "region XX001: a ring crosses itself (edges 0 and 2)")) {
+        let offTheEarth = #"{"country":"XX","code":"XX001","polygons":[[[[0,0],[1,100],[1,0],[0,1],[0,0]]]]}"#
+        try Data((header + "\n" + offTheEarth + "\n").utf8).write(to: url)
+        let reason = "region XX001: a position (100.0, 1.0) is outside latitude -90...90 / longitude -360...360"
+        #expect(throws: MeteoAlarmAreasError.invalidLine(path: url.path, line: 2, reason: reason)) {
             try MeteoAlarmAreas.load(from: url, countries: ["XX"])
         }
         #expect(throws: MeteoAlarmAreasError.self) {

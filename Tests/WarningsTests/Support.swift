@@ -58,9 +58,10 @@ enum Alerts {
         return Data(result.utf8)
     }
 
-    /// The shipped MeteoAlarm region shapes of these countries.
+    /// The shipped region shapes of these countries, as the daemon reads them: MeteoAlarm's, then NUTS.
     static func areas(_ countries: Set<String>) throws -> MeteoAlarmAreas {
-        try MeteoAlarmAreas.load(from: MeteoAlarmAreas.sourceTreeURL, countries: countries)
+        try MeteoAlarmAreas.load(
+            from: [MeteoAlarmAreas.sourceTreeURL, MeteoAlarmAreas.nutsSourceTreeURL], countries: countries)
     }
 
     /// Runs `body` with a replay server and a source context pointed at nothing yet, then tears down.

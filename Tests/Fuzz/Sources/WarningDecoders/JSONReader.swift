@@ -1,0 +1,1 @@
+../../../../Sources/Warnings/JSONReader.swift
