@@ -225,6 +225,9 @@ def _unwrapped_ring(positions, where):
         ring.append((ring[-1][0] + step, lat1))
     if abs(ring[-1][0] - ring[0][0]) > 1e-9:
         raise Unusable("encircles-pole", f"{where}: the ring goes round a pole (GEOS judges in the plane)")
+    # The sum of the steps misses the first longitude by rounding (1e-14 degrees); close the ring
+    # on the first point itself, or GEOS sees a spur there and calls a valid ring self-intersecting.
+    ring[-1] = ring[0]
     return ring
 
 
