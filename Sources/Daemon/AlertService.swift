@@ -233,7 +233,7 @@ struct AlertJudge {
         if unconfirmed > 0 {
             problems.append(
                 ReportError(
-                    kind: .warnings,
+                    kind: .warningsUnplaced,
                     message: "\(source.name) sent \(unconfirmed) warning\(unconfirmed == 1 ? "" : "s") for this country "
                         + "whose area could not be placed (neither its shapes nor its region codes decide whether it "
                         + "covers the position); listed as \"area not confirmed\"."))
@@ -241,7 +241,7 @@ struct AlertJudge {
         if lastFeed.omitted > 0 {
             problems.append(
                 ReportError(
-                    kind: .warnings,
+                    kind: .warningsPartial,
                     message: "\(source.name) sent more than \(WarningLimits.maxMessagesPerFeed) warnings; the "
                         + "\(lastFeed.omitted) least severe were not read."))
         }

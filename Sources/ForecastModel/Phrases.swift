@@ -343,6 +343,10 @@ public struct Phrases: Sendable {
         case .state: text("forecastd cannot save one of its files (saved state, history or status file).", "error")
         case .warnings: text("The official warnings could not be read lately; those shown may be out of date.", "error")
         case .air: text("The air quality could not be read lately; the reading shown may be out of date.", "error")
+        case .warningsUnplaced:
+            text("Some official warnings for this country could not be placed; they are listed with their area not confirmed.", "error")
+        case .warningsPartial:
+            text("The warning service sent more warnings than forecastd reads; the least severe were left out.", "error")
         }
     }
 

@@ -361,6 +361,25 @@ public enum ErrorKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The air quality service has not answered well for longer than its interval and grace; `air` is the
     /// last good reading, marked `stale`.
     case air
+    /// A notice, not a failure: the warning source (named in the message) sent warnings for the position's
+    /// country that neither their shapes nor their region codes can place; they are listed with
+    /// `area_confirmed: false`.
+    case warningsUnplaced = "warnings_unplaced"
+    /// A notice, not a failure: the warning source (named in the message) sent more warnings than are read
+    /// (``WarningLimits``); the least severe were left out.
+    case warningsPartial = "warnings_partial"
+
+    /// The kinds that say something about what is listed rather than that something failed: bars do not
+    /// colour them as errors, and they never make the forecast stale. A country whose warnings MeteoAlarm
+    /// names only by regions forecastd has no shapes for would otherwise keep its bars red for as long as
+    /// any warning is in force there.
+    public static let notices: Set<ErrorKind> = [.warningsUnplaced, .warningsPartial]
+
+    /// Whether a report error of raw kind `kind` is a notice (``notices``); a kind this version does not
+    /// know is taken for a failure.
+    public static func isNotice(_ kind: String) -> Bool {
+        ErrorKind(rawValue: kind).map(notices.contains) ?? false
+    }
 }
 
 /// One of the user's listed cities, with its own report (the same schema, without `cities`).

@@ -68,7 +68,7 @@ extension ReportInputs {
             ErrorKind.config.rawValue, ErrorKind.noLocation.rawValue, ErrorKind.warnings.rawValue,
             ErrorKind.air.rawValue,
         ]
-        let failing = errors.contains { !notForecast.contains($0.kind) }
+        let failing = errors.contains { !notForecast.contains($0.kind) && !ErrorKind.isNotice($0.kind) }
         return fromSavedState || now.timeIntervalSince(forecast.fetchedAt) > staleAfter || failing
     }
 }

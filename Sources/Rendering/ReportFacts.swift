@@ -163,7 +163,9 @@ struct ReportFacts {
     }
     var isHot: Bool { celsius.map { $0 >= options.hotCelsius } ?? false }
     var isCold: Bool { celsius.map { $0 <= options.coldCelsius } ?? false }
-    var hasErrors: Bool { !report.errors.isEmpty }
+    /// Whether something failed: the report's errors but its notices (``ErrorKind/notices``), which the
+    /// tooltip lists without colouring the bar.
+    var hasErrors: Bool { report.errors.contains { !ErrorKind.isNotice($0.kind) } }
 
     // MARK: Short texts
 

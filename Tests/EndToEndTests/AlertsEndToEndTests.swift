@@ -173,7 +173,7 @@ struct AlertsEndToEndTests {
         // area not confirmed, with an error naming NWS.
         #expect(report.warnings?.filter(\.areaConfirmed).map(\.event) == ["Tornado Warning"])
         #expect(report.warnings?.first?.source == "nws")
-        #expect(report.errors.contains { $0.kind == "warnings" && $0.message.contains("could not be placed") })
+        #expect(report.errors.contains { $0.kind == "warnings_unplaced" && $0.message.contains("could not be placed") })
         #expect(server.requests().first { $0.path == "/nws" }?.query["point"] == "41.01,-95.16")
         #expect(await iowa.stop() == 0)
 

@@ -243,6 +243,29 @@ struct AlertRenderingTests {
         #expect((alone["tooltip"] as? String)?.contains("area not confirmed") == true)
     }
 
+    @Test(
+        "The notice that warnings could not be placed, or were too many, colours no bar as an error; a failure does"
+    )
+    func noticesAreNotErrors() throws {
+        var report = base
+        var severe = warnings[0]
+        severe.areaConfirmed = false
+        report.warnings = [severe]
+        report.errors = [
+            ReportError(kind: .warningsUnplaced, message: "meteoalarm sent 1 warning for this country whose area could not be placed."),
+            ReportError(kind: .warningsPartial, message: "meteoalarm sent more than 2000 warnings."),
+        ]
+        let classes = try #require(try waybar(report)["class"] as? [String])
+        #expect(!classes.contains("error"))
+        let options = ReportFixtures.options(for: report)
+        #expect(!Renderer.render(report, as: .polybar, options: options).contains(BarColor.error))
+        #expect(!Renderer.render(report, as: .i3blocks, options: options).contains(BarColor.error))
+
+        report.errors.append(ReportError(kind: .warnings, message: "Official warnings from meteoalarm could not be read."))
+        #expect(try #require(try waybar(report)["class"] as? [String]).contains("error"))
+        #expect(Renderer.render(report, as: .polybar, options: options).contains(BarColor.error))
+    }
+
     @Test("Warnings beyond the report's bound are counted: +N more in bars, tooltip and table")
     func omittedCounted() throws {
         var report = full
