@@ -41,10 +41,11 @@ struct AlertsPeriodTests {
         server.setRoute(path: E2E.forecastPath, .json(try samaraResponse()))
         server.setRoute(path: E2E.airPath, try ReplayResponse.recorded(E2E.airFixture))
         let now = Date()
-        // On a clock 600 times real time: the message expires 20 minutes in (2 s), the hazard ends 3 hours in
-        // (18 s); NWS is asked every 5 minutes (0.5 s).
-        let expires = now.addingTimeInterval(20 * 60), ends = now.addingTimeInterval(3 * 3600)
-        server.setRoute(path: "/nws", try Self.nwsAnswer(now: now, expiresIn: 20 * 60, endsIn: 3 * 3600))
+        // On a clock 600 times real time: the message expires 20 minutes in (2 s), the hazard ends 8 hours in
+        // (48 s: room for a slow start and the restart on a machine busy with the parallel suite); NWS is asked
+        // every 5 minutes (0.5 s).
+        let expires = now.addingTimeInterval(20 * 60), ends = now.addingTimeInterval(8 * 3600)
+        server.setRoute(path: "/nws", try Self.nwsAnswer(now: now, expiresIn: 20 * 60, endsIn: 8 * 3600))
         let settings = settingsText(
             gpsdPort: nil, openMeteoURL: server.url(E2E.forecastPath), pin: Self.minneapolis, mode: "pinned",
             alerts: E2E.alertSettings(server))
@@ -101,7 +102,7 @@ struct AlertsPeriodTests {
         #expect((object["tooltip"] as? String)?.contains("Winter Weather Advisory") == true)
         #expect((object["tooltip"] as? String)?.contains("These warnings may be out of date") == true)
         // It leaves at its end, by the daemon's timer, with NWS still down.
-        try await restarted.wait(for: "the advisory to leave at its end", timeout: .seconds(60)) {
+        try await restarted.wait(for: "the advisory to leave at its end", timeout: .seconds(90)) {
             try await socketReport(restarted.socketPath).warnings?.isEmpty ?? true
         }
         #expect(await restarted.stop() == 0)
