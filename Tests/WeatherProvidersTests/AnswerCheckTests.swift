@@ -137,3 +137,20 @@ struct ForecastAnswerTimeTests {
         }
     }
 }
+
+/// Sizes in refusals read one way everywhere: the IP lookups' 64 KiB cap was "65536 bytes" here while the
+/// warning feeds' said "4 MiB".
+@Suite("Sizes in refusals", .timeLimit(.minutes(1)))
+struct RefusedSizeTests {
+    @Test("an answer over a 64 KiB cap is refused as larger than 64 KiB, not 65536 bytes")
+    func sixtyFourKiB() async throws {
+        try await withServer { server, client in
+            server.setRoute(path: "/big", .json("[" + String(repeating: "1,", count: 50_000) + "1]"))
+            let http = ProviderHTTP(
+                provider: "ip-api", httpClient: client, timeout: .seconds(5), userAgent: "forecastd/test",
+                maxBodyBytes: 64 * 1024, logger: Logger(label: "test"))
+            let error = await #expect(throws: ProviderError.self) { _ = try await http.get(server.url("/big")) }
+            #expect(error?.message == "ip-api: the response is larger than 64 KiB", "\(String(describing: error))")
+        }
+    }
+}
