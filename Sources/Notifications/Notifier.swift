@@ -167,7 +167,10 @@ public actor Notifier {
         if !adopted.isEmpty {
             logger.notice(
                 "Taken as already notified, since the record of sent notifications was damaged.",
-                metadata: ["notification.subjects": "\(adopted.joined(separator: ", "))"])
+                metadata: [
+                    "notification.count": "\(adopted.count)",
+                    "notification.subjects": "\(adopted.prefix(5).joined(separator: ", "))\(adopted.count > 5 ? ", …" : "")",
+                ])
         }
         if ledger != self.ledger {
             self.ledger = ledger
