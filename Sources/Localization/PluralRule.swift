@@ -94,8 +94,10 @@ public struct PluralRule: Sendable, Hashable {
                 let b = right.evaluate(n)
                 switch op {
                 case "*": return a &* b
-                case "/": return b == 0 ? 0 : a / b
-                case "%": return b == 0 ? 0 : a % b
+                // Int.min / -1 overflows: wrapped, like the other operators, rather than a trap (found by
+                // FuzzCatalogue: `plural=n / -1` with a count of Int.min ended the process).
+                case "/": return b == 0 ? 0 : a.dividedReportingOverflow(by: b).partialValue
+                case "%": return b == 0 ? 0 : a.remainderReportingOverflow(dividingBy: b).partialValue
                 case "+": return a &+ b
                 case "-": return a &- b
                 case "<": return a < b ? 1 : 0

@@ -67,6 +67,15 @@ struct CatalogueBoundsTests {
         }
     }
 
+    @Test("a rule dividing by -1 gives a form for every count, Int.min too, instead of ending the process")
+    func divisionOverflow() throws {
+        for header in ["nplurals=2; plural=!(n / - 1 <= 4) || n;", "nplurals=2; plural=n % -1;"] {
+            let rule = try PluralRule(header: header)
+            for n in [Int.min, -1, 0, 1, Int.max] { _ = rule.form(for: n) }
+        }
+        #expect(try PluralRule(header: "nplurals=2; plural=n / -1 > 0;").form(for: Int.min) == 0)
+    }
+
     @Test("the limits leave room: gettext's longest rules, nested 32 deep, are read")
     func withinLimits() throws {
         let arabic = "nplurals=6; plural=(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5);"
