@@ -235,12 +235,17 @@ public enum POFile {
                 var value = 0
                 var digits = 0
                 while index < end, let digit = characters[index].hexDigitValue {
+                    // C takes as many digits as follow: past the last code point the value cannot be one, and
+                    // must not overflow (found by FuzzCatalogue: "\x4ddd…" ended the process).
+                    guard value <= 0x10FFFF else {
+                        throw POError(line: line, message: "\\x\(String(characters[(index - digits)..<index])): not a character")
+                    }
                     value = value * 16 + digit
                     index += 1
                     digits += 1
                 }
                 guard digits > 0, let scalar = Unicode.Scalar(value) else {
-                    throw POError(line: line, message: "\\x needs hexadecimal digits")
+                    throw POError(line: line, message: digits > 0 ? "\\x: not a character" : "\\x needs hexadecimal digits")
                 }
                 out.unicodeScalars.append(scalar)
             default:

@@ -67,6 +67,15 @@ struct CatalogueBoundsTests {
         }
     }
 
+    @Test("a \\x escape with many digits is a damaged string, not an overflow that ends the process")
+    func longHexEscape() {
+        let text = "msgid \"a\"\nmsgstr \"\\x4" + String(repeating: "d", count: 40) + "\"\n"
+        let error = #expect(throws: POError.self) { try POFile.parse(text) }
+        #expect(error?.line == 2)
+        #expect(error?.message.hasSuffix("not a character") == true, "\(String(describing: error))")
+        #expect(try POFile.parse("msgid \"a\"\nmsgstr \"\\x10FFFF\\x41\"\n")[0].msgstr == ["\u{10FFFF}A"])
+    }
+
     @Test("a rule dividing by -1 gives a form for every count, Int.min too, instead of ending the process")
     func divisionOverflow() throws {
         for header in ["nplurals=2; plural=!(n / - 1 <= 4) || n;", "nplurals=2; plural=n % -1;"] {
