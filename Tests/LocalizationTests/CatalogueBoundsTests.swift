@@ -68,7 +68,7 @@ struct CatalogueBoundsTests {
     }
 
     @Test("a \\x escape with many digits is a damaged string, not an overflow that ends the process")
-    func longHexEscape() {
+    func longHexEscape() throws {
         let text = "msgid \"a\"\nmsgstr \"\\x4" + String(repeating: "d", count: 40) + "\"\n"
         let error = #expect(throws: POError.self) { try POFile.parse(text) }
         #expect(error?.line == 2)
