@@ -222,10 +222,14 @@ public enum POFile {
             case "b": out.append("\u{8}")
             case "f": out.append("\u{C}")
             case "v": out.append("\u{B}")
-            case "0"..."7":
-                var value = Int(String(next))!
+            case _ where next.isASCII && ("0"..."7").contains(next):
+                // ASCII only: "0" with a combining mark is one Character that sorts among the digits but is none
+                // (found by FuzzCatalogue: `\0̣` ended the process).
+                var value = next.wholeNumberValue ?? 0
                 var digits = 1
-                while digits < 3, index < end, let digit = Int(String(characters[index])), digit < 8 {
+                while digits < 3, index < end, characters[index].isASCII, let digit = characters[index].wholeNumberValue,
+                    digit < 8
+                {
                     value = value * 8 + digit
                     index += 1
                     digits += 1
@@ -234,7 +238,7 @@ public enum POFile {
             case "x":
                 var value = 0
                 var digits = 0
-                while index < end, let digit = characters[index].hexDigitValue {
+                while index < end, characters[index].isASCII, let digit = characters[index].hexDigitValue {
                     // C takes as many digits as follow: past the last code point the value cannot be one, and
                     // must not overflow (found by FuzzCatalogue: "\x4ddd…" ended the process).
                     guard value <= 0x10FFFF else {

@@ -76,6 +76,14 @@ struct CatalogueBoundsTests {
         #expect(try POFile.parse("msgid \"a\"\nmsgstr \"\\x10FFFF\\x41\"\n")[0].msgstr == ["\u{10FFFF}A"])
     }
 
+    @Test("an escape whose digit carries a combining mark is no escape, not a crash")
+    func combiningDigit() throws {
+        // `\0` followed by U+0323: one Character, "0̣", which sorts among "0"…"7" but is no digit.
+        let error = #expect(throws: POError.self) { try POFile.parse("msgid \"a\"\nmsgstr \"\\0\u{323}\"\n") }
+        #expect(error?.message.hasPrefix("unknown escape") == true, "\(String(describing: error))")
+        #expect(try POFile.parse("msgid \"a\"\nmsgstr \"\\101\\060\"\n")[0].msgstr == ["A0"])
+    }
+
     @Test("a rule dividing by -1 gives a form for every count, Int.min too, instead of ending the process")
     func divisionOverflow() throws {
         for header in ["nplurals=2; plural=!(n / - 1 <= 4) || n;", "nplurals=2; plural=n % -1;"] {
