@@ -3,12 +3,13 @@
 // forecastd: a weather daemon for Linux status bars.
 //
 // Dependencies point one way:
-//   everything that shows words → ForecastModel → Localization (the catalogues; Foundation only).
+//   everything that shows words → ForecastModel → Localization (the catalogues) → FileStore (Foundation only).
 //   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, WeatherProviders,
 //   Rendering, Settings, Control) → ForecastModel; the command lines also use Gazetteer (the daemon gets it as
 //   ForecastModel's PlaceNaming and PlaceSearching). Daemon talks to systemd through Systemd (no other dependency
 //   of its own).
-//   Settings and Daemon write files through FileStore.
+//   Settings and Daemon write files through FileStore; Settings and Localization read theirs through its
+//   bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
 //   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
@@ -60,8 +61,9 @@ let package = Package(
         // MARK: Languages
 
         /// The words in every language: gettext `.po` catalogues (po/, shipped as they are) read by a small
-        /// parser, plural rules, placeholders, the language from the settings or the locale. Foundation only.
-        .target(name: "Localization", resources: [.copy("po")], swiftSettings: strict),
+        /// parser, plural rules, placeholders, the language from the settings or the locale. Reads its files
+        /// through FileStore's bounded reader (Foundation only besides).
+        .target(name: "Localization", dependencies: ["FileStore"], resources: [.copy("po")], swiftSettings: strict),
         .testTarget(name: "LocalizationTests", dependencies: ["Localization"], swiftSettings: strict),
 
         // MARK: Model
@@ -73,7 +75,8 @@ let package = Package(
 
         // MARK: Files
 
-        /// Crash-safe file writes (temp + fsync + rename) for settings, state and status files.
+        /// Crash-safe file writes (temp + fsync + rename) for settings, state and status files; bounded reads of
+        /// files anyone may have put in place (settings, catalogues); sizes as every refusal writes them.
         .target(name: "FileStore", swiftSettings: strict),
         .testTarget(name: "FileStoreTests", dependencies: ["FileStore"], swiftSettings: strict),
 
@@ -97,7 +100,7 @@ let package = Package(
         .target(
             name: "CitiesCSV",
             dependencies: [
-                "Settings", "ForecastModel",
+                "Settings", "ForecastModel", "FileStore",
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict
@@ -167,7 +170,7 @@ let package = Package(
         .target(
             name: "WeatherProviders",
             dependencies: [
-                "ForecastModel", "Executors",
+                "ForecastModel", "Executors", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -195,7 +198,7 @@ let package = Package(
         .target(
             name: "Warnings",
             dependencies: [
-                "ForecastModel", "Executors",
+                "ForecastModel", "Executors", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

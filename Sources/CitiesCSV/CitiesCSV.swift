@@ -1,4 +1,5 @@
 import CSV
+import FileStore
 import ForecastModel
 import Foundation
 import Settings
@@ -79,7 +80,8 @@ public enum CitiesCSV {
     /// - Throws: ``CitiesCSVError`` when the file is unusable.
     public static func read(_ data: Data, existing: [Settings.City]) throws(CitiesCSVError) -> CitiesImport {
         guard data.count <= maximumFileSize else {
-            throw CitiesCSVError(line: nil, message: "is larger than a list of cities can be (at most 8 MiB)")
+            throw CitiesCSVError(
+                line: nil, message: "is larger than a list of cities can be (at most \(ByteCount(maximumFileSize)))")
         }
         guard var text = String(data: data, encoding: .utf8) else {
             throw CitiesCSVError(line: nil, message: "is not UTF-8 text; save it as CSV in UTF-8")

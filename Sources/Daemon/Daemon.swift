@@ -46,13 +46,6 @@ public struct Daemon: Sendable {
     /// The User-Agent forecastd sends to every service.
     public static let userAgent = "forecastd/\(ForecastdVersion.current) (weather daemon for status bars)"
 
-    /// The oldest a provider's answer may be by its own time and still count as a forecast. Open-Meteo
-    /// stamps its current conditions to the quarter hour and MET Norway to the hour, and either may be
-    /// served from a cache for a while; an answer whose own time is more than a day old is a stale copy
-    /// or a wrong clock, and is that provider's failure (the next provider is asked, the last good
-    /// forecast stays). A day, not less: the recorded answers the tests replay keep their time of day.
-    static let maximumAnswerAge: TimeInterval = 86_400
-
     /// The weather services in the settings' order, behind one failover chain.
     static func providerChain(
         _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
@@ -80,7 +73,7 @@ public struct Daemon: Sendable {
         }
         return ProviderChain(
             providers: providers, coordinatePrecision: settings.coordinatePrecision,
-            maximumAnswerAge: maximumAnswerAge, logger: logger)
+            maximumAnswerOffset: AnswerCheck.maximumTimeOffset, logger: logger)
     }
 
     /// The socket systemd passed that the daemon serves: the listening Unix stream socket (the

@@ -36,7 +36,7 @@ extension SocketService {
                             try await outbound.write(
                                 line(
                                     .error(ControlErrorMessage(
-                                        message: "request line longer than \(ControlProtocol.maxRequestLength) bytes", closed: true))))
+                                        message: "request line longer than \(ByteCount(ControlProtocol.maxRequestLength))", closed: true))))
                             throw ConnectionClosed()
                         case .text(let text):
                             if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }

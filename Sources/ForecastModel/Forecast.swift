@@ -216,18 +216,6 @@ extension Forecast {
         return nil
     }
 
-    /// Why the answer cannot be taken as a forecast at `now`: the time it speaks for lies more than
-    /// `maximumAge` seconds in the past. Nil when it is current.
-    public func outdated(at now: Date, maximumAge: TimeInterval) -> String? {
-        guard let speaksFor else { return nil }
-        let age = now.timeIntervalSince(speaksFor)
-        guard age > maximumAge else { return nil }
-        let hours = Int(age / 3600)
-        let howOld = hours >= 48 ? "\(hours / 24) days" : "\(max(1, hours)) hours"
-        return "the answer is dated \(Timestamps.rfc3339(speaksFor)), \(howOld) old "
-            + "(a stale copy or a wrong clock at the provider); kept the last good forecast"
-    }
-
     /// Why the answer cannot replace the forecast already held, which speaks for `held`: it speaks for a
     /// time more than `tolerance` seconds earlier (a cache behind the one asked before, or a wrong clock).
     /// Nil when it is as new, or newer. The tolerance lets providers that speak for different moments (the

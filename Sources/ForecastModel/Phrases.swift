@@ -380,6 +380,16 @@ public struct Phrases: Sendable {
     /// The label of the action that opens a warning's page.
     public var openWarning: String { text("Open warning", "notification") }
 
+    /// `9990 more warnings`: the title of the one notification for the new warnings beyond those shown alone.
+    public func moreWarningsNotified(_ count: Int) -> String {
+        translation.plural(
+            "{count} more warning", "{count} more warnings", count: count, context: "notification",
+            ["count": String(count)])
+    }
+
+    /// Where that notification sends its reader for the warnings it only counts.
+    public var allWarningsListed: String { text("forecastctl warnings lists them all.", "notification") }
+
     /// Minutes as a text shows them: to the nearest 5 (a half rounds down), at least 5; nil up to
     /// 2.5 ("any minute").
     ///

@@ -1,3 +1,4 @@
+import FileStore
 import Foundation
 import Synchronization
 
@@ -76,8 +77,14 @@ public enum CatalogueLibrary {
             return .failure(CatalogueProblem("No catalogue directory was found for language \(language); using English."))
         }
         let path = directory + "/" + language + ".po"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(CatalogueProblem("The catalogue \(path) cannot be read; using English."))
+        let data: Data
+        do {
+            // Opened without blocking, a regular file only, never more than a catalogue may be: a FIFO or a
+            // huge file in its place must neither hang the daemon nor fill its memory.
+            data = try BoundedFile.read(path, maximumBytes: POFile.maximumFileBytes)
+        } catch {
+            let what = error == .missing ? "cannot be read (no such file)" : error.description
+            return .failure(CatalogueProblem("The catalogue \(path) \(what); using English."))
         }
         guard let text = String(data: data, encoding: .utf8) else {
             return .failure(CatalogueProblem("The catalogue \(path) is not UTF-8; using English."))

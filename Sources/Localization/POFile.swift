@@ -1,3 +1,5 @@
+import FileStore
+
 /// One message of a gettext `.po` file: its context, its English text, and its translations.
 public struct POEntry: Sendable, Hashable {
     /// `msgctxt`, nil when the entry has none.
@@ -35,9 +37,30 @@ public struct POError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Reads gettext's `.po` format (the GNU gettext manual, "The Format of PO Files"): comments, `msgctxt`,
 /// `msgid`, `msgid_plural`, `msgstr[N]`, strings continued over several lines, C escapes; obsolete
 /// entries (`#~`) are skipped.
+///
+/// A catalogue is outside input (anyone may drop one in `$FORECASTD_LOCALEDIR` or the installed `po/`), so
+/// what one may hold is bounded, each limit far above what a real catalogue needs: the shipped ones are
+/// 60 KB with about 280 entries, their longest text 449 bytes (a header) and at most 3 plural forms.
 public enum POFile {
+    /// The largest catalogue read, in bytes of UTF-8: 16 times the largest shipped one.
+    public static let maximumFileBytes = 1 << 20
+    /// The most entries a catalogue may have: the template has about 280.
+    public static let maximumEntries = 5_000
+    /// The longest text one string may hold once its continuation lines are joined (a `msgctxt`, a `msgid`,
+    /// a `msgid_plural`, a `msgstr`): a bar's or a tooltip's text, or a header, is a few hundred bytes.
+    public static let maximumStringBytes = 4 << 10
+    /// The most plural forms an entry may have (`msgstr[0]` … `msgstr[5]`), as the most any language has.
+    public static let maximumPluralForms = 6
+
     /// The entries of `text`, the header (`msgid ""`) included, in file order.
+    ///
+    /// - Throws: ``POError`` naming the line, for a text that is not a `.po` file or is beyond one of the
+    ///   limits above (larger than ``maximumFileBytes``, more than ``maximumEntries`` entries, a string longer
+    ///   than ``maximumStringBytes``, more than ``maximumPluralForms`` forms).
     public static func parse(_ text: String) throws(POError) -> [POEntry] {
+        guard text.utf8.count <= maximumFileBytes else {
+            throw POError(line: 1, message: "the catalogue is larger than \(ByteCount(maximumFileBytes))")
+        }
         var entries: [POEntry] = []
         var current: POEntry?
         // Which string a continuation line ("...") extends.
@@ -47,8 +70,13 @@ public enum POFile {
         var fuzzy = false
         var lineNumber = 0
 
-        func finish() {
-            if let entry = current { entries.append(entry) }
+        func finish() throws(POError) {
+            if let entry = current {
+                guard entries.count < maximumEntries else {
+                    throw POError(line: entry.line, message: "more than \(maximumEntries) entries")
+                }
+                entries.append(entry)
+            }
             current = nil
             field = nil
         }
@@ -61,16 +89,26 @@ public enum POFile {
                 fuzzy = false
             }
         }
-        func append(_ string: String, to field: Field) {
+        func append(_ string: String, to field: Field, line: Int) throws(POError) {
+            let joined: Int
             switch field {
             case .context:
-                let context = current?.context ?? ""
-                current?.context = context + string
-            case .msgid: current?.msgid += string
+                let context = (current?.context ?? "") + string
+                current?.context = context
+                joined = context.utf8.count
+            case .msgid:
+                current?.msgid += string
+                joined = current?.msgid.utf8.count ?? 0
             case .plural:
-                let plural = current?.msgidPlural ?? ""
-                current?.msgidPlural = plural + string
-            case .msgstr(let index): current?.msgstr[index] += string
+                let plural = (current?.msgidPlural ?? "") + string
+                current?.msgidPlural = plural
+                joined = plural.utf8.count
+            case .msgstr(let index):
+                current?.msgstr[index] += string
+                joined = current?.msgstr[index].utf8.count ?? 0
+            }
+            guard joined <= maximumStringBytes else {
+                throw POError(line: line, message: "a string is longer than \(ByteCount(maximumStringBytes))")
             }
         }
 
@@ -78,12 +116,12 @@ public enum POFile {
             lineNumber += 1
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty {
-                if current != nil, !(current?.msgstr.isEmpty ?? true) { finish() }
+                if current != nil, !(current?.msgstr.isEmpty ?? true) { try finish() }
                 continue
             }
             if line.hasPrefix("#") {
                 // A comment after a complete entry starts the next one.
-                if current != nil, !(current?.msgstr.isEmpty ?? true) { finish() }
+                if current != nil, !(current?.msgstr.isEmpty ?? true) { try finish() }
                 if line.hasPrefix("#~") { continue }
                 if line.hasPrefix("#,") {
                     let flags = line.dropFirst(2).split(separator: ",").map { $0.trimmingWhitespace() }
@@ -95,7 +133,7 @@ public enum POFile {
             }
             if line.hasPrefix("\"") {
                 guard let field else { throw POError(line: lineNumber, message: "a string continues nothing") }
-                append(try unquote(line, line: lineNumber), to: field)
+                try append(try unquote(line, line: lineNumber), to: field, line: lineNumber)
                 continue
             }
             guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
@@ -103,14 +141,17 @@ public enum POFile {
             }
             let keyword = line[..<space]
             let value = try unquote(line[space...].trimmingWhitespace(), line: lineNumber)
+            guard value.utf8.count <= maximumStringBytes else {
+                throw POError(line: lineNumber, message: "a string is longer than \(ByteCount(maximumStringBytes))")
+            }
             switch keyword {
             case "msgctxt":
-                if current != nil { finish() }
+                if current != nil { try finish() }
                 startIfNeeded(lineNumber)
                 current?.context = value
                 field = .context
             case "msgid":
-                if current != nil, current?.msgstr.isEmpty == false || current?.msgid.isEmpty == false { finish() }
+                if current != nil, current?.msgstr.isEmpty == false || current?.msgid.isEmpty == false { try finish() }
                 startIfNeeded(lineNumber)
                 current?.msgid = value
                 field = .msgid
@@ -134,11 +175,14 @@ public enum POFile {
                 guard index == current?.msgstr.count else {
                     throw POError(line: lineNumber, message: "\(keyword) out of order: expected msgstr[\(current?.msgstr.count ?? 0)]")
                 }
+                guard index < maximumPluralForms else {
+                    throw POError(line: lineNumber, message: "more than \(maximumPluralForms) plural forms")
+                }
                 current?.msgstr.append(value)
                 field = .msgstr(index)
             }
         }
-        if current != nil { finish() }
+        if current != nil { try finish() }
         for entry in entries where entry.msgstr.isEmpty {
             throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has no msgstr")
         }
@@ -178,10 +222,14 @@ public enum POFile {
             case "b": out.append("\u{8}")
             case "f": out.append("\u{C}")
             case "v": out.append("\u{B}")
-            case "0"..."7":
-                var value = Int(String(next))!
+            case _ where next.isASCII && ("0"..."7").contains(next):
+                // ASCII only: "0" with a combining mark is one Character that sorts among the digits but is none
+                // (found by FuzzCatalogue: `\0̣` ended the process).
+                var value = next.wholeNumberValue ?? 0
                 var digits = 1
-                while digits < 3, index < end, let digit = Int(String(characters[index])), digit < 8 {
+                while digits < 3, index < end, characters[index].isASCII, let digit = characters[index].wholeNumberValue,
+                    digit < 8
+                {
                     value = value * 8 + digit
                     index += 1
                     digits += 1
@@ -190,13 +238,18 @@ public enum POFile {
             case "x":
                 var value = 0
                 var digits = 0
-                while index < end, let digit = characters[index].hexDigitValue {
+                while index < end, characters[index].isASCII, let digit = characters[index].hexDigitValue {
+                    // C takes as many digits as follow: past the last code point the value cannot be one, and
+                    // must not overflow (found by FuzzCatalogue: "\x4ddd…" ended the process).
+                    guard value <= 0x10FFFF else {
+                        throw POError(line: line, message: "\\x\(String(characters[(index - digits)..<index])): not a character")
+                    }
                     value = value * 16 + digit
                     index += 1
                     digits += 1
                 }
                 guard digits > 0, let scalar = Unicode.Scalar(value) else {
-                    throw POError(line: line, message: "\\x needs hexadecimal digits")
+                    throw POError(line: line, message: digits > 0 ? "\\x: not a character" : "\\x needs hexadecimal digits")
                 }
                 out.unicodeScalars.append(scalar)
             default:

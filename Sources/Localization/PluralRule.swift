@@ -3,13 +3,29 @@
 /// The expression is the C subset gettext uses (`n`, integers, `! * / % + - < <= > >= == != && || ?:` and
 /// parentheses), parsed once into a tree, so a catalogue from any language team works without a table
 /// of languages here.
+///
+/// The parser and the evaluator recurse, so the expression is bounded before it is read: at most
+/// ``maximumExpressionLength`` characters and ``maximumNesting`` levels of parentheses, `!`, `-` and `?:`.
+/// gettext's longest rules (Arabic, Irish, Slovenian) are under 120 characters and 8 levels; a catalogue
+/// beyond either limit is refused as damaged, where it would otherwise overflow the stack (a rule nested
+/// 2,000 deep, or 10,000 `!`, ended the process).
 public struct PluralRule: Sendable, Hashable {
+    /// The longest `plural=` expression read, in characters. It also bounds how deep a chain of binary
+    /// operators (`n+n+…`, built without recursion) makes the tree the evaluator walks: under 256 levels.
+    public static let maximumExpressionLength = 512
+    /// The deepest nesting of parentheses, `!`, unary `-` and `?:` read.
+    public static let maximumNesting = 32
+
     /// `nplurals`.
     public let count: Int
     private let expression: Expression
 
     /// English and the other two-form languages: `nplurals=2; plural=(n != 1);`.
-    public static let english = PluralRule(count: 2, expression: .binary("!=", .n, .number(1)))
+    ///
+    /// Made when asked for (once per catalogue read) rather than kept in a global: the tree's boxes carry the
+    /// enum's case in their pointers' spare bits, so a global holding one reads to LeakSanitizer as a leak, and
+    /// the fuzzer (`FuzzCatalogue`) must see real leaks only.
+    public static var english: PluralRule { PluralRule(count: 2, expression: .binary("!=", .n, .number(1))) }
 
     private init(count: Int, expression: Expression) {
         self.count = count
@@ -32,6 +48,11 @@ public struct PluralRule: Sendable, Hashable {
                 }
                 count = number
             case "plural":
+                guard value.count <= Self.maximumExpressionLength else {
+                    throw PluralRuleError(
+                        message: "plural= is \(value.count) characters long, longer than the "
+                            + "\(Self.maximumExpressionLength) a plural rule may be")
+                }
                 var parser = Parser(Array(value))
                 expression = try parser.parseAll()
             default: continue
@@ -73,8 +94,10 @@ public struct PluralRule: Sendable, Hashable {
                 let b = right.evaluate(n)
                 switch op {
                 case "*": return a &* b
-                case "/": return b == 0 ? 0 : a / b
-                case "%": return b == 0 ? 0 : a % b
+                // Int.min / -1 overflows: wrapped, like the other operators, rather than a trap (found by
+                // FuzzCatalogue: `plural=n / -1` with a count of Int.min ended the process).
+                case "/": return b == 0 ? 0 : a.dividedReportingOverflow(by: b).partialValue
+                case "%": return b == 0 ? 0 : a.remainderReportingOverflow(dividingBy: b).partialValue
                 case "+": return a &+ b
                 case "-": return a &- b
                 case "<": return a < b ? 1 : 0
@@ -92,6 +115,8 @@ public struct PluralRule: Sendable, Hashable {
     private struct Parser {
         let characters: [Character]
         var index = 0
+        /// How many parentheses, `!`, `-` and `?:` arms the parser is inside: bounded by ``maximumNesting``.
+        var depth = 0
 
         init(_ characters: [Character]) { self.characters = characters }
 
@@ -127,12 +152,24 @@ public struct PluralRule: Sendable, Hashable {
             return true
         }
 
+        /// Goes one level deeper for `parse`, refusing to go beyond ``maximumNesting``.
+        mutating func nested(_ parse: (inout Parser) throws(PluralRuleError) -> Expression) throws(PluralRuleError)
+            -> Expression
+        {
+            guard depth < PluralRule.maximumNesting else {
+                throw error("nested more than \(PluralRule.maximumNesting) levels deep")
+            }
+            depth += 1
+            defer { depth -= 1 }
+            return try parse(&self)
+        }
+
         mutating func conditional() throws(PluralRuleError) -> Expression {
             let test = try binary(0)
             guard take("?") else { return test }
-            let yes = try conditional()
+            let yes = try nested { parser throws(PluralRuleError) in try parser.conditional() }
             guard take(":") else { throw error("expected \":\"") }
-            let no = try conditional()
+            let no = try nested { parser throws(PluralRuleError) in try parser.conditional() }
             return .conditional(test, yes, no)
         }
 
@@ -149,8 +186,8 @@ public struct PluralRule: Sendable, Hashable {
         }
 
         mutating func unary() throws(PluralRuleError) -> Expression {
-            if take("!") { return .not(try unary()) }
-            if take("-") { return .negate(try unary()) }
+            if take("!") { return .not(try nested { parser throws(PluralRuleError) in try parser.unary() }) }
+            if take("-") { return .negate(try nested { parser throws(PluralRuleError) in try parser.unary() }) }
             return try primary()
         }
 
@@ -158,7 +195,7 @@ public struct PluralRule: Sendable, Hashable {
             skipSpaces()
             guard index < characters.count else { throw error("the expression ends too soon") }
             if take("(") {
-                let inner = try conditional()
+                let inner = try nested { parser throws(PluralRuleError) in try parser.conditional() }
                 guard take(")") else { throw error("expected \")\"") }
                 return inner
             }

@@ -260,23 +260,24 @@ private final class GPSDReader {
             handOn.reset()
             problemsLogged = []
             let end: StreamEnd
-            var receivedAnything = false
+            var carriedFixReports = false
             if cgps_stream_json(data) != 0 {
                 end = .lost(reason: "gpsd at \(host):\(port) did not accept the request to stream reports.")
             } else {
                 logger.info("Connected to gpsd.", metadata: ["libgps.api": "\(GPSDReport.libgpsAPI)"])
                 deliver(.connected(source: .gpsd))
                 outageReported = false
-                end = stream(data, receivedAnything: &receivedAnything)
+                end = stream(data, carriedFixReports: &carriedFixReports)
             }
             cgps_close(data)
 
             guard case .lost(let reason) = end else { break }
             // The consumer's fix then ages from the last one gpsd sent.
             handOnPending()
-            // A connection that carried reports was a working one: start the backoff afresh. One that gpsd
-            // closed at once keeps growing the delay, so a gpsd that refuses clients is not hammered.
-            if receivedAnything { delay = backoff.initial }
+            // A connection that carried reports about the receiver (TPV) was a working one: start the backoff
+            // afresh. One that gpsd closed at once, or that ended on a greeting and junk (an endless line libgps
+            // gives up on), keeps growing the delay, so a broken peer is not reconnected to every second.
+            if carriedFixReports { delay = backoff.initial }
             if !outageReported {
                 logger.warning("Lost the connection to gpsd; reconnecting.", metadata: ["reason": "\(reason)"])
                 deliver(.unavailable(source: .gpsd, reason: reason))
@@ -289,7 +290,7 @@ private final class GPSDReader {
     }
 
     /// Reads reports until the connection fails or the provider is stopped, sleeping in poll(2) between them.
-    private func stream(_ data: UnsafeMutablePointer<gps_data_t>, receivedAnything: inout Bool) -> StreamEnd {
+    private func stream(_ data: UnsafeMutablePointer<gps_data_t>, carriedFixReports: inout Bool) -> StreamEnd {
         let socket = cgps_fd(data)
         var untilStopCheck = Self.reportsBetweenStopChecks
         while true {
@@ -303,8 +304,7 @@ private final class GPSDReader {
                 return .lost(reason: "Reading from gpsd at \(host):\(port) failed: \(Self.describe(error)).")
             }
             if count > 0 {
-                receivedAnything = true
-                handleReport(data)
+                if handleReport(data) { carriedFixReports = true }
                 // libgps never clears `set`; without this an old TPV would look new after the next SKY.
                 cgps_clear_set(data)
                 untilStopCheck -= 1
@@ -329,11 +329,13 @@ private final class GPSDReader {
         }
     }
 
-    private func handleReport(_ data: UnsafeMutablePointer<gps_data_t>) {
+    /// Judges the report libgps just read and hands on what it says. Returns whether it was a report about the
+    /// receiver's fix (a TPV, believed or not).
+    private func handleReport(_ data: UnsafeMutablePointer<gps_data_t>) -> Bool {
         let report = GPSDReport(data)
         switch report.judged(receivedAt: Date()) {
         case .notAFix:
-            return
+            return false
         case .noFix:
             setNoFix(log: "gpsd reports no fix.")
         case .refused(let problem):
@@ -345,11 +347,11 @@ private final class GPSDReader {
             setNoFix(log: nil)
         case .fix(let fix, let problem):
             let key = FixKey(seconds: report.seconds, nanoseconds: report.nanoseconds, coordinate: fix.coordinate)
-            if let lastFix, key.isSameFix(as: lastFix) { return }
+            if let lastFix, key.isSameFix(as: lastFix) { return true }
             lastFix = key
             if let problem, problemsLogged.insert(problem.kind).inserted {
                 logger.warning(
-                    "gpsd's fix times are ahead of this machine's clock; using the positions without them.",
+                    "gpsd's fix times cannot be believed; using the positions without them.",
                     metadata: ["gps.problem": "\(problem.kind.rawValue)", "gps.detail": "\(problem.description)"])
             }
             if fixState != .fix {
@@ -366,6 +368,7 @@ private final class GPSDReader {
             }
             if handOn.consider(fix) { deliver(.fix(fix)) }
         }
+        return true
     }
 
     /// Hands on the fix kept back, if any.

@@ -77,6 +77,11 @@ package struct GPSDProblem: Sendable, Hashable {
         case implausiblePosition = "implausible_position"
         /// A fix time further ahead of this machine's clock than ``GPSDReport/maxClockSkew``.
         case futureTime = "future_time"
+        /// A fix time further behind this machine's clock than ``GPSDReport/maxClockSkew``.
+        case pastTime = "past_time"
+        /// A fix time before GPS time began (``GPSDReport/gpsEpoch``): no time at all (`"time":"not-a-time"`
+        /// reaches libgps as 1899-12-31).
+        case invalidTime = "invalid_time"
     }
 
     package var kind: Kind
@@ -92,7 +97,8 @@ package enum GPSDJudgement: Sendable {
     case noFix
     /// The report claims a fix, but it cannot be believed.
     case refused(GPSDProblem)
-    /// A usable fix. `problem` says what was dropped from it, if anything (a fix time in the future).
+    /// A usable fix. `problem` says what was dropped from it, if anything (a fix time too far from this
+    /// machine's clock, or none at all).
     case fix(LocationFix, problem: GPSDProblem?)
 }
 
@@ -105,13 +111,19 @@ extension GPSDReport {
     /// for the stated accuracy, accept any move.
     package static let maxErrorMeters = 10_000.0
 
-    /// How far ahead of this machine's clock a fix time may be and still be believed.
+    /// How far from this machine's clock, ahead or behind, a fix time may be and still be believed.
     ///
     /// Beyond it the receiver's time is not used (the report's `fix_time` is left out and the jump filter times the
-    /// move by this machine's clock), but the position still counts: gpsd's own week-rollover guess dates old
-    /// receivers' fixes 1024 weeks ahead, and a Raspberry Pi without a real-time clock boots with its clock behind
-    /// the satellites' — the positions are good in both cases.
+    /// move by this machine's clock), but the position still counts: gpsd sends a fix as the receiver reports it,
+    /// so it is as fresh as its arrival (freshness is judged on ``LocationFix/receivedAt``), and good fixes do come
+    /// with wrong dates. gpsd's own week-rollover guess dates old receivers' fixes 1024 weeks ahead, receivers with
+    /// the rollover bug date them 1024 weeks behind, and a Raspberry Pi without a real-time clock boots with its
+    /// clock behind the satellites'. A time far behind is not published either: a report saying `fix_time` is
+    /// months old beside an `age_seconds` of 0 says two contradicting things.
     package static let maxClockSkew: TimeInterval = 300
+
+    /// 1980-01-06T00:00:00Z, when GPS time began: no receiver can date a fix before it.
+    package static let gpsEpoch = Date(timeIntervalSince1970: 315_964_800)
 
     /// Judges the report received at `receivedAt` (this machine's clock).
     package func judged(receivedAt: Date) -> GPSDJudgement {
@@ -147,10 +159,21 @@ extension GPSDReport {
         var problem: GPSDProblem?
         if seconds != 0 || nanoseconds != 0 {
             let time = Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
-            if time.timeIntervalSince(receivedAt) > Self.maxClockSkew {
+            let ahead = time.timeIntervalSince(receivedAt)
+            if time < Self.gpsEpoch {
+                problem = GPSDProblem(
+                    kind: .invalidTime,
+                    description: "gpsd reports a fix time of \(Timestamps.rfc3339(time)), before GPS time began "
+                        + "(1980-01-06): the receiver gave no time")
+            } else if ahead > Self.maxClockSkew {
                 problem = GPSDProblem(
                     kind: .futureTime,
                     description: "gpsd reports a fix time of \(Timestamps.rfc3339(time)), ahead of this machine's "
+                        + "clock (\(Timestamps.rfc3339(receivedAt))) by more than \(Int(Self.maxClockSkew)) s")
+            } else if -ahead > Self.maxClockSkew {
+                problem = GPSDProblem(
+                    kind: .pastTime,
+                    description: "gpsd reports a fix time of \(Timestamps.rfc3339(time)), behind this machine's "
                         + "clock (\(Timestamps.rfc3339(receivedAt))) by more than \(Int(Self.maxClockSkew)) s")
             } else {
                 fixTime = time

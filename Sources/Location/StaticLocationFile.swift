@@ -93,12 +93,22 @@ public struct StaticFileLocationProvider: LocationProvider {
         self.pollInterval = pollInterval
     }
 
+    /// The largest static file read: its few lines of JSON or `LAT,LON` are well under 1 KiB.
+    public static let maximumFileBytes = 64 << 10
+
     /// What the file says now.
     public func read(now: Date = Date()) -> LocationEvent {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let data: Data
+        do {
+            // Without blocking and bounded: a FIFO or a huge file at the path must not stall the location service.
+            data = try BoundedFile.read(path, maximumBytes: Self.maximumFileBytes)
+        } catch .missing {
             // No file is the usual case, not a problem: the source simply knows nothing.
-            if !FileManager.default.fileExists(atPath: path) { return .noFix(source: .staticFile) }
-            return .unavailable(source: .staticFile, reason: "\(path) exists but cannot be read (check its permissions)")
+            return .noFix(source: .staticFile)
+        } catch .unreadable(let reason) {
+            return .unavailable(source: .staticFile, reason: "\(path) exists but cannot be read (\(reason))")
+        } catch {
+            return .unavailable(source: .staticFile, reason: "\(path) \(error), not a location file")
         }
         do {
             return .fix(try StaticLocationFile.parse(String(decoding: data, as: UTF8.self), path: path).fix(receivedAt: now))

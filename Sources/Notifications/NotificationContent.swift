@@ -40,6 +40,19 @@ public enum NotificationContent {
             urgency: urgency(warning.severity), category: "x-forecastd.warning", actions: offered)
     }
 
+    /// The new warnings beyond those shown one by one, in one notification: `9,990 more warnings`, then the
+    /// most severe few of them by title and where to see them all. `count` may be more than `warnings` (those
+    /// beyond the ones followed are counted, not listed). Normal urgency: the most severe were shown alone.
+    public static func moreWarnings(
+        _ warnings: [WeatherWarning], counting count: Int, report: Report, now: Date, phrases: Phrases
+    ) -> DesktopNotification {
+        var lines = warnings.prefix(3).map { "⚠ " + $0.title(phrases: phrases) }
+        lines.append(phrases.allWarningsListed)
+        return DesktopNotification(
+            summary: phrases.moreWarningsNotified(count), body: .text(lines.joined(separator: "\n")),
+            icon: "weather-severe-alert", urgency: .normal, category: "x-forecastd.warning")
+    }
+
     /// Rain about to start: the nowcast's sentence (`Rain in 20 min (moderate), until about 14:30`) and the
     /// place with the chance; transient (not kept in the server's history) and gone 15 minutes after the
     /// rain was due, when it says nothing any more.
@@ -75,8 +88,12 @@ public enum NotificationContent {
                 lines.append(phrases.chanceOfPrecipitation(Int(chance.rounded())))
             }
         }
-        let warnings = (report.warnings ?? []).filter { $0.isInForce(at: now) }
-        lines += warnings.map { "⚠ " + $0.title(phrases: phrases) }
+        // The most severe few, and how many more: a feed of thousands must not make a body of thousands of lines.
+        let warnings = (report.warnings ?? []).filter { $0.isInForce(at: now) }.sorted(by: NotificationPolicy.moreSevere)
+        lines += warnings.prefix(NotificationPolicy.individualWarnings).map { "⚠ " + $0.title(phrases: phrases) }
+        if warnings.count > NotificationPolicy.individualWarnings {
+            lines.append("⚠ " + phrases.moreWarnings(warnings.count - NotificationPolicy.individualWarnings))
+        }
         if let nowcast = report.nowcast {
             lines.append(nowcast.text(phrases: phrases, now: Timestamps.parseUTC(report.updatedAt) ?? now))
         }

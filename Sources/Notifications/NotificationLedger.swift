@@ -96,6 +96,12 @@ public struct NotificationLedger: Sendable, Hashable, Codable {
             warnings[warning.id] = NotifiedWarning(
                 identifier: warning.identifier, severity: warning.severity, expires: warning.until,
                 notifiedAt: now, lastSeen: now)
+        case .moreWarnings(let counted, _):
+            for warning in counted {
+                warnings[warning.id] = NotifiedWarning(
+                    identifier: warning.identifier, severity: warning.severity, expires: warning.expires,
+                    notifiedAt: now, lastSeen: now)
+            }
         case .rain(let episode, _):
             rain = episode
             rain?.notified = true
@@ -106,7 +112,7 @@ public struct NotificationLedger: Sendable, Hashable, Codable {
             switch subject {
             case .warning(let id): warnings[id]?.closed = true
             case .rain(let start): if rain?.startsAt == start { rain?.closed = true }
-            case .summary: break
+            case .summary, .moreWarnings: break
             }
         }
     }
@@ -130,10 +136,23 @@ public struct NotificationLedger: Sendable, Hashable, Codable {
 
 /// Reads and writes the ledger in the state directory; every write is atomic (``AtomicFile``).
 ///
-/// A file that cannot be read is set aside (`notifications.json.corrupt-<time>`) and logged, never fatal:
-/// the worst that follows is one notification sent again.
+/// A file that cannot be read (not JSON, another version, larger than ``maximumFileBytes``, not a regular
+/// file) is set aside (`notifications.json.corrupt-<seconds>`, the newest ``Leftovers/keptSetAsideCopies``
+/// kept) and logged, never fatal; ``Loaded/wasDamaged`` then tells the ``Notifier`` to take what is due at
+/// the start as already notified rather than notify it all again.
 public struct NotificationStore: Sendable {
     public static let fileName = "notifications.json"
+    /// The largest ledger read: ``NotificationLedger/capacity`` records of a few hundred bytes each are
+    /// under 200 KB.
+    public static let maximumFileBytes = 4 << 20
+
+    /// What ``load()`` found.
+    public struct Loaded: Sendable {
+        /// The saved ledger; an empty one when there is none or it could not be used.
+        public var ledger: NotificationLedger
+        /// True when a ledger was there but could not be used: what it held is unknown.
+        public var wasDamaged: Bool
+    }
 
     public let path: String
     let directory: String
@@ -145,10 +164,15 @@ public struct NotificationStore: Sendable {
         self.logger = logger
     }
 
-    /// The saved ledger; an empty one when there is none or it cannot be used.
-    public func load() -> NotificationLedger {
-        guard let data = FileManager.default.contents(atPath: path) else { return NotificationLedger() }
+    /// The saved ledger; an empty one when there is none or it cannot be used, and whether it could not.
+    public func load() -> Loaded {
         do {
+            let data: Data
+            do {
+                data = try BoundedFile.read(path, maximumBytes: Self.maximumFileBytes)
+            } catch .missing {
+                return Loaded(ledger: NotificationLedger(), wasDamaged: false)
+            }
             let ledger = try Self.decoder.decode(NotificationLedger.self, from: data)
             guard ledger.version == NotificationLedger.version else {
                 throw DecodingError.dataCorrupted(
@@ -156,16 +180,17 @@ public struct NotificationStore: Sendable {
                         codingPath: [],
                         debugDescription: "version \(ledger.version), expected \(NotificationLedger.version)"))
             }
-            return ledger
+            return Loaded(ledger: ledger, wasDamaged: false)
         } catch {
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             let moved = rename(path, aside) == 0
+            Leftovers.pruneSetAside(of: path)
             logger.warning(
-                "The record of sent notifications cannot be read; starting a new one.",
+                "The record of sent notifications cannot be read; starting a new one, with what is due at the start taken as already notified.",
                 metadata: [
                     "file": "\(path)", "error": "\(error)", "set_aside_as": "\(moved ? aside : "(could not rename)")",
                 ])
-            return NotificationLedger()
+            return Loaded(ledger: NotificationLedger(), wasDamaged: true)
         }
     }
 

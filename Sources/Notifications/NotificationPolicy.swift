@@ -10,12 +10,15 @@ public enum NotificationSubject: Sendable, Hashable, CustomStringConvertible {
     case rain(startsAt: Date)
     /// The morning summary.
     case summary
+    /// The one notification for the new warnings beyond the few shown one by one ("3 more warnings").
+    case moreWarnings
 
     public var description: String {
         switch self {
         case .warning(let id): "warning \(id)"
         case .rain(let start): "rain from \(Timestamps.rfc3339(start))"
         case .summary: "summary"
+        case .moreWarnings: "more warnings"
         }
     }
 }
@@ -25,6 +28,9 @@ public enum NotificationSubject: Sendable, Hashable, CustomStringConvertible {
 public enum NotificationDecision: Sendable, Hashable {
     /// A new warning, or an upgraded one (`upgrade`: it replaces the earlier notification).
     case warning(WeatherWarning, DesktopNotification, upgrade: Bool)
+    /// The new or upgraded warnings beyond the most severe few, in one notification; `warnings` are those
+    /// written down as notified by it (at most the ledger's capacity, however many it counts).
+    case moreWarnings([WeatherWarning], DesktopNotification)
     /// Rain about to start, once per episode.
     case rain(NotificationLedger.RainEpisode, DesktopNotification)
     /// The day's summary, for the local date `date`.
@@ -36,6 +42,7 @@ public enum NotificationDecision: Sendable, Hashable {
     public var subject: NotificationSubject {
         switch self {
         case .warning(let warning, _, _): .warning(warning.id)
+        case .moreWarnings: .moreWarnings
         case .rain(let episode, _): .rain(startsAt: episode.startsAt)
         case .summary: .summary
         case .withdraw(let subject): subject
@@ -45,7 +52,8 @@ public enum NotificationDecision: Sendable, Hashable {
     /// What to show; nil for a withdrawal.
     public var notification: DesktopNotification? {
         switch self {
-        case .warning(_, let notification, _), .rain(_, let notification), .summary(_, let notification):
+        case .warning(_, let notification, _), .moreWarnings(_, let notification), .rain(_, let notification),
+            .summary(_, let notification):
             notification
         case .withdraw: nil
         }
@@ -59,6 +67,10 @@ public enum NotificationDecision: Sendable, Hashable {
 ///   earlier notification; any other update is only written down (never twice for the same warning). One
 ///   that falls below the minimum, is cancelled, expires or no longer covers the position is taken away.
 ///   A report without `warnings` (sources off or unanswered) changes nothing.
+/// - **Bounded**: of the warnings to show at once, the ``individualWarnings`` most severe are shown one by
+///   one and the rest in one notification that counts them ("9,990 more warnings"), so a feed of thousands
+///   gives four notifications, not thousands. Only the ``NotificationLedger/capacity`` most severe warnings in
+///   force are followed (written down, upgraded, taken away); the rest are only counted.
 /// - **Rain soon**: once per episode, when the nowcast says it starts within
 ///   ``NotificationPreferences/rainLead``; a later nowcast that starts within
 ///   ``NotificationLedger/RainEpisode/gap`` of the episode's end is the same episode. Nothing is sent while
@@ -71,6 +83,9 @@ public enum NotificationDecision: Sendable, Hashable {
 public struct NotificationPolicy: Sendable {
     /// How long after its time the morning summary may still go out.
     public static let summaryWindow: TimeInterval = 3 * 3600
+    /// How many new warnings are notified one by one at a time, the most severe first; the rest go into one
+    /// notification. Three: a person reads three at a glance, and more at once is a flood, not a warning.
+    public static let individualWarnings = 3
 
     public var preferences: NotificationPreferences
     /// The zone of the machine's clock: quiet hours and the morning summary are read on it.
@@ -108,7 +123,12 @@ public struct NotificationPolicy: Sendable {
             // A warning whose area is not confirmed may be elsewhere in the country, and a message that only
             // announces a hazard after it expires is not in force while it is valid: listed, never notified.
             let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed && !$0.isAnnouncement }
-            for warning in inForce {
+            // The most severe first; only as many as the ledger keeps are followed, so that what it writes down
+            // is what it will find again (a record pruned for room would make its warning new at every report).
+            let ordered = inForce.sorted(by: Self.moreSevere)
+            let followed = ordered.prefix(NotificationLedger.capacity)
+            var shown: [(warning: WeatherWarning, upgrade: Bool)] = []
+            for warning in followed {
                 let qualifies = warning.severity >= preferences.minimumSeverity
                 let held = quiet && warning.severity < .extreme
                 guard var record = ledger.warnings[warning.id] else {
@@ -116,8 +136,7 @@ public struct NotificationPolicy: Sendable {
                     if held {
                         checks += [quietEnd].compactMap { $0 }
                     } else {
-                        decisions.append(
-                            .warning(warning, content(warning, upgrade: false, report, now), upgrade: false))
+                        shown.append((warning, false))
                     }
                     continue
                 }
@@ -126,7 +145,7 @@ public struct NotificationPolicy: Sendable {
                     if held {
                         checks += [quietEnd].compactMap { $0 }
                     } else {
-                        decisions.append(.warning(warning, content(warning, upgrade: true, report, now), upgrade: true))
+                        shown.append((warning, true))
                         continue
                     }
                 } else if !qualifies && !record.closed {
@@ -138,6 +157,11 @@ public struct NotificationPolicy: Sendable {
                 record.lastSeen = now
                 ledger.warnings[warning.id] = record
             }
+            // Beyond the followed ones, the qualifying warnings are counted in the notification of the rest.
+            let unfollowed = ordered.dropFirst(followed.count).count(where: {
+                $0.severity >= preferences.minimumSeverity && !(quiet && $0.severity < .extreme)
+            })
+            decisions += warningDecisions(shown, unfollowed: unfollowed, report, now)
             let present = Set(inForce.map(\.id))
             for (id, record) in ledger.warnings.sorted(by: { $0.key < $1.key })
             where !record.closed && !present.contains(id) {
@@ -172,6 +196,35 @@ public struct NotificationPolicy: Sendable {
 
         ledger.prune(now: now)
         return Plan(decisions: decisions, ledger: ledger, nextCheck: checks.filter { $0 > now }.min())
+    }
+
+    /// Whether `a` is shown before `b`: the more severe first, then the sooner in force, then by id (stable).
+    static func moreSevere(_ a: WeatherWarning, _ b: WeatherWarning) -> Bool {
+        if a.severity != b.severity { return a.severity > b.severity }
+        let aStart = a.onset ?? .distantPast
+        let bStart = b.onset ?? .distantPast
+        if aStart != bStart { return aStart < bStart }
+        return a.id < b.id
+    }
+
+    /// The notifications for the warnings to show now, the most severe first: the first
+    /// ``individualWarnings`` one by one, the rest (and `unfollowed` more) in one.
+    private func warningDecisions(
+        _ shown: [(warning: WeatherWarning, upgrade: Bool)], unfollowed: Int, _ report: Report, _ now: Date
+    ) -> [NotificationDecision] {
+        let ordered = shown.sorted { Self.moreSevere($0.warning, $1.warning) }
+        var decisions: [NotificationDecision] = ordered.prefix(Self.individualWarnings).map { item in
+            .warning(item.warning, content(item.warning, upgrade: item.upgrade, report, now), upgrade: item.upgrade)
+        }
+        let rest = ordered.dropFirst(Self.individualWarnings).map(\.warning)
+        if !rest.isEmpty || (unfollowed > 0 && !ordered.isEmpty) {
+            decisions.append(
+                .moreWarnings(
+                    rest,
+                    NotificationContent.moreWarnings(
+                        rest, counting: rest.count + unfollowed, report: report, now: now, phrases: phrases)))
+        }
+        return decisions
     }
 
     // MARK: Rain

@@ -33,6 +33,12 @@ public actor Notifier {
     private var tokens: [NotificationID: String] = [:]
     private var saidUnavailable = false
     private var saidStoreFailure = false
+    /// After a damaged ledger: what it would have said is unknown, so what is due at the start is written
+    /// down as notified instead of sent (the warnings in force notified again at every restart would be
+    /// worse than one missed). Warnings until the first report that has them (the sources answer some
+    /// time after the start); rain and the morning summary for the first report only.
+    private var adoptingWarnings = false
+    private var adoptingOthers = false
 
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -53,7 +59,10 @@ public actor Notifier {
         var preferences = preferences
         if opener == nil { preferences.actions = false }
         self.policy = NotificationPolicy(preferences: preferences, timeZone: timeZone, phrases: phrases)
-        self.ledger = store.load()
+        let loaded = store.load()
+        self.ledger = loaded.ledger
+        self.adoptingWarnings = loaded.wasDamaged
+        self.adoptingOthers = loaded.wasDamaged
         self.opener = opener
         self.logger = logger
         (deliveries, delivered) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -88,7 +97,22 @@ public actor Notifier {
         defer { release() }
         let plan = policy.plan(report, now: now, ledger: ledger)
         var ledger = plan.ledger
+        let adopting = (warnings: adoptingWarnings, others: adoptingOthers)
+        adoptingOthers = false
+        if report.warnings != nil { adoptingWarnings = false }
+        var adopted: [String] = []
         decisions: for decision in plan.decisions {
+            let adopt =
+                switch decision {
+                case .warning, .moreWarnings: adopting.warnings
+                case .rain, .summary: adopting.others
+                case .withdraw: false
+                }
+            if adopt {
+                ledger.record(decision, at: now)
+                adopted.append("\(decision.subject)")
+                continue
+            }
             if case .withdraw(let subject) = decision {
                 if let id = shown.removeValue(forKey: subject) {
                     pages[id] = nil
@@ -139,6 +163,14 @@ public actor Notifier {
                 // A notification D-Bus cannot carry never will: write it down rather than try it forever.
                 if case .invalidNotification = error { ledger.record(decision, at: now) }
             }
+        }
+        if !adopted.isEmpty {
+            logger.notice(
+                "Taken as already notified, since the record of sent notifications was damaged.",
+                metadata: [
+                    "notification.count": "\(adopted.count)",
+                    "notification.subjects": "\(adopted.prefix(5).joined(separator: ", "))\(adopted.count > 5 ? ", …" : "")",
+                ])
         }
         if ledger != self.ledger {
             self.ledger = ledger

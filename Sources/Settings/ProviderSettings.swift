@@ -115,7 +115,7 @@ extension Settings {
             .key(
                 "url", \.url, .httpURL, .live, "MET Norway's Locationforecast 2.0 endpoint: an http or https URL."),
             .key(
-                "contact", \.contact, .string(trimming: .whitespaces), .live,
+                "contact", \.contact, .headerText("an e-mail address or a URL on one line, or \"\""), .live,
                 "Your e-mail address or a URL, sent in the User-Agent as MET Norway's terms of service ask."),
             .key(
                 "timeout_seconds", \.timeoutSeconds, .integer(1...120), .live,

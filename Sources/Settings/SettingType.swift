@@ -93,6 +93,28 @@ extension SettingType {
             }, represent: { .string($0) })
     }
 
+    /// A string that goes into an HTTP header (the User-Agent's contact), trimmed of spaces: no control
+    /// characters, since a line break would end the header (and every request would then fail) and the others
+    /// are refused by servers.
+    static func headerText(_ allowed: String) -> SettingType<String> {
+        string(trimming: .whitespaces).refined(allowed: allowed) { string in
+            guard let offset = string.unicodeScalars.firstIndex(where: { $0.properties.generalCategory == .control })
+            else { return .success(string) }
+            let scalar = string.unicodeScalars[offset]
+            let position = string.unicodeScalars.distance(from: string.unicodeScalars.startIndex, to: offset) + 1
+            let name =
+                switch scalar {
+                case "\n": "a line feed (\\n)"
+                case "\r": "a carriage return (\\r)"
+                case "\t": "a tab (\\t)"
+                default: "the control character U+\(String(format: "%04X", scalar.value))"
+                }
+            return .failure(
+                SettingsRefusal(
+                    "holds \(name) at character \(position), which an HTTP header cannot carry", allowed: allowed))
+        }
+    }
+
     /// A string with something in it besides spaces; `allowed` says what belongs there.
     static func nonEmpty(_ allowed: String) -> SettingType<String> {
         string().refined(allowed: allowed) { string in

@@ -1,3 +1,4 @@
+import FileStore
 import ForecastModel
 import Foundation
 
@@ -111,58 +112,22 @@ extension Settings {
                 error: SettingsError(SettingsProblem(path: path, message: message, allowed: allowed)),
                 isNotASettingsFile: notASettingsFile)
         }
-        func cannotBeRead(_ reason: String) -> ReadFailure {
-            failure("cannot be read: \(reason)", notASettingsFile: false)
-        }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT { throw failure("no such file", notASettingsFile: false) }
-            throw cannotBeRead(String(cString: strerror(code)))
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw cannotBeRead(String(cString: strerror(errno))) }
-        if let kind = FileKind(mode: info.st_mode) {
-            throw failure("is \(kind), not a settings file", allowed: kind == .directory ? nil : "a regular file")
-        }
-        guard info.st_size <= maximumFileSize else {
-            throw failure("is larger than a settings file can be", allowed: "at most 1 MiB")
-        }
         let data: Data
         do {
-            // Read one byte more than allowed, in case the file grew since fstat.
-            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+            data = try BoundedFile.read(path, maximumBytes: maximumFileSize)
         } catch {
-            throw cannotBeRead("\(error)")
-        }
-        guard data.count <= maximumFileSize else {
-            throw failure("is larger than a settings file can be", allowed: "at most 1 MiB")
+            switch error {
+            case .missing, .unreadable: throw failure(error.description, notASettingsFile: false)
+            case .symbolicLinkLoop: throw failure("\(error.description), not a settings file")
+            case .notARegularFile(let kind):
+                throw failure("is \(kind), not a settings file", allowed: kind == .directory ? nil : "a regular file")
+            case .tooLarge(let limit):
+                throw failure("is larger than a settings file can be", allowed: "at most \(ByteCount(limit))")
+            }
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw failure("is not UTF-8 text", allowed: "a UTF-8 TOML file")
         }
         return text
-    }
-
-    /// What a path holds when it is not a regular file.
-    enum FileKind: String, CustomStringConvertible {
-        case directory = "a directory"
-        case fifo = "a FIFO"
-        case socket = "a socket"
-        case device = "a device"
-
-        /// `nil` for a regular file.
-        init?(mode: mode_t) {
-            switch mode & S_IFMT {
-            case S_IFREG: return nil
-            case S_IFDIR: self = .directory
-            case S_IFIFO: self = .fifo
-            case S_IFSOCK: self = .socket
-            default: self = .device
-            }
-        }
-
-        var description: String { rawValue }
     }
 }

@@ -1,3 +1,4 @@
+import FileStore
 import Foundation
 
 /// Which settings file forecastd reads, why that one, and which paths were looked at.
@@ -84,17 +85,23 @@ extension Settings {
     }
 
     private static func requireFile(_ path: String) throws(SettingsError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw SettingsError(SettingsProblem(path: path, message: "no such file"))
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            // A symbolic link loop exists, but leads nowhere: say so, not "no such file".
+            let failure = BoundedFile.failure(errno: errno)
+            throw SettingsError(
+                SettingsProblem(path: path, message: failure == .missing ? "no such file" : "\(failure)"))
         }
-        guard !isDirectory.boolValue else {
+        guard info.st_mode & S_IFMT != S_IFDIR else {
             throw SettingsError(SettingsProblem(path: path, message: "is a directory, not a settings file"))
         }
     }
 
+    /// Whether the user's or the system's file is there to be read: anything but a directory, and a symbolic link
+    /// loop too (reading it then says what it is, rather than the defaults applying without a word).
     private static func isRegularFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        var info = stat()
+        if stat(path, &info) == 0 { return info.st_mode & S_IFMT != S_IFDIR }
+        return errno == ELOOP
     }
 }

@@ -35,10 +35,11 @@ public final class ScriptedGPSD: @unchecked Sendable {
 
     private let listener: Int32
     private let script: [Step]
-    // `lock` guards the two below; that is what makes the unchecked Sendable sound.
+    // `lock` guards the three below; that is what makes the unchecked Sendable sound.
     private let lock = NSLock()
     private var connection: Int32 = -1
     private var stopped = false
+    private var accepted: [ContinuousClock.Instant] = []
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts listening on a free port and serving connections, one at a time, each with `script`.
@@ -82,6 +83,9 @@ public final class ScriptedGPSD: @unchecked Sendable {
         return "{" + members.joined(separator: ",") + "}"
     }
 
+    /// When each connection so far was accepted, in order: how often a client came back.
+    public var connectionTimes: [ContinuousClock.Instant] { lock.withLock { accepted } }
+
     /// Stops listening, closes the open connection and waits for the serving thread to end. Safe to call twice.
     public func stop() {
         let first = lock.withLock {
@@ -112,6 +116,7 @@ public final class ScriptedGPSD: @unchecked Sendable {
             let proceed = lock.withLock {
                 if stopped { return false }
                 connection = client
+                accepted.append(.now)
                 return true
             }
             if proceed { converse(client) }

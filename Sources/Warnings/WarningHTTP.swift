@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Executors
+import FileStore
 import Foundation
 import Logging
 import NIOCore
@@ -92,14 +93,10 @@ struct WarningHTTP: Sendable {
     }
 
     private static func tooLarge(source: String, limit: Int, announced: Int?) -> WarningError {
-        let size = announced.map { " (it announced \(describe($0)))" } ?? ""
+        let size = announced.map { " (it announced \(ByteCount($0)))" } ?? ""
         return WarningError(
             source: source, reason: .tooLarge(limit: limit),
-            detail: "the response is larger than \(describe(limit))\(size); it was not read")
-    }
-
-    static func describe(_ bytes: Int) -> String {
-        bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 ? "\(bytes / (1024 * 1024)) MiB" : "\(bytes) bytes"
+            detail: "the response is larger than \(ByteCount(limit))\(size); it was not read")
     }
 
     /// Turns what the HTTP stack threw into a named reason.

@@ -82,14 +82,21 @@ public struct OpenMeteoAirQualityProvider: Sendable {
     /// and Open-Meteo has it there.
     ///
     /// - Throws: ``ProviderError``: offline, timeout, an HTTP error with Open-Meteo's reason, or a bad
-    ///   response (not JSON, no index, an absurd index; see ``OpenMeteoAirQualityDecoder``).
+    ///   response (not JSON, no index, an absurd index; see ``OpenMeteoAirQualityDecoder``), including an
+    ///   answer for another place or another time than asked (``AnswerCheck``, the forecast's rule).
     public func airQuality(
         for coordinate: Coordinate, scale: AQIScale, pollen: Bool = true
     ) async throws(ProviderError) -> AirQuality {
         let response = try await http.get(try requestURL(for: coordinate, scale: scale, pollen: pollen))
         let fetchedAt = now()
         let json = try response.openMeteoJSON(provider: name)
-        return try OpenMeteoAirQualityDecoder.decode(
+        let air = try OpenMeteoAirQualityDecoder.decode(
             json: json, scale: scale, fetchedAt: fetchedAt, now: fetchedAt, requested: coordinate)
+        if let problem = AnswerCheck.place(air.coordinate, requested: coordinate)
+            ?? AnswerCheck.time(air.time, now: fetchedAt)
+        {
+            throw ProviderError(provider: name, kind: .badResponse, detail: problem)
+        }
+        return air
     }
 }

@@ -150,9 +150,10 @@ public actor ProviderChain: WeatherProvider {
     /// Decimals kept of latitude and longitude before any provider sees them (0...4).
     public nonisolated let coordinatePrecision: Int
     public nonisolated let policy: BackoffPolicy
-    /// The oldest an answer's own time (``Forecast/speaksFor``) may be, in seconds, for it to count
-    /// as a forecast; an older one is that provider's failure (`bad_response`). Nil: not judged.
-    public nonisolated let maximumAnswerAge: TimeInterval?
+    /// How far from now an answer's own time (``Forecast/speaksFor``) may lie, before or after, in seconds,
+    /// for it to count as a forecast (``AnswerCheck/time(_:now:maximumOffset:)``); one beyond is that
+    /// provider's failure (`bad_response`). Nil: not judged.
+    public nonisolated let maximumAnswerOffset: TimeInterval?
     /// How much earlier than the forecast already held an answer may speak for and still replace it: providers
     /// speak for different moments (Open-Meteo the quarter hour, MET Norway the hour), and one may take over from
     /// the other. An answer older than that is that provider's failure (`bad_response`): newer data is never
@@ -168,19 +169,19 @@ public actor ProviderChain: WeatherProvider {
     /// - Parameters:
     ///   - providers: in the order of `[providers] order`.
     ///   - coordinatePrecision: `[providers] coordinate_precision`; clamped to 0...4.
-    ///   - maximumAnswerAge: see ``maximumAnswerAge``; nil for recorded answers replayed at another date.
+    ///   - maximumAnswerOffset: see ``maximumAnswerOffset``; nil for recorded answers replayed at another date.
     ///   - now: the clock for backoff; tests pass a controllable one.
     ///   - random: a uniform random number in the given range, for jitter; tests pass a fixed one.
     public init(
         providers: [any WeatherProvider], coordinatePrecision: Int = 2, policy: BackoffPolicy = BackoffPolicy(),
-        maximumAnswerAge: TimeInterval? = nil, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
+        maximumAnswerOffset: TimeInterval? = nil, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
         self.providers = providers
         self.name = providers.map(\.name).joined(separator: " → ")
         self.coordinatePrecision = max(0, min(coordinatePrecision, 4))
         self.policy = policy
-        self.maximumAnswerAge = maximumAnswerAge
+        self.maximumAnswerOffset = maximumAnswerOffset
         self.health = providers.map { ProviderHealth(provider: $0.name, consecutiveFailures: 0) }
         self.logger = logger
         self.now = now
@@ -228,8 +229,13 @@ public actor ProviderChain: WeatherProvider {
             }
             do throws(ProviderError) {
                 let forecast = try await provider.forecast(for: rounded)
-                if let maximumAnswerAge, let outdated = forecast.outdated(at: now(), maximumAge: maximumAnswerAge) {
-                    throw ProviderError(provider: provider.name, kind: .badResponse, detail: outdated)
+                if let maximumAnswerOffset, let time = forecast.speaksFor,
+                    let problem = AnswerCheck.time(time, now: now(), maximumOffset: maximumAnswerOffset)
+                {
+                    // Whether a good forecast stays is only known here: said only when one is held for the place.
+                    throw ProviderError(
+                        provider: provider.name, kind: .badResponse,
+                        detail: problem + (held != nil ? "; kept the last good forecast" : ""))
                 }
                 if let held, let older = forecast.olderThanHeld(held, tolerance: Self.heldForecastTolerance) {
                     throw ProviderError(provider: provider.name, kind: .badResponse, detail: older)

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FileStore
 import Executors
 import ForecastModel
 import Foundation
@@ -167,7 +168,7 @@ public struct ProviderHTTP: Sendable {
             return fail(.offline, "could not connect to \(target) (the connection attempt timed out)")
         case let error as NIOTooManyBytesError:
             let limit = error.maxBytes ?? maxBodyBytes
-            return fail(.badResponse, "the response is larger than \(Self.describeBytes(limit))")
+            return fail(.badResponse, "the response is larger than \(ByteCount(limit))")
         case HTTPParserError.invalidEOFState:
             return fail(.badResponse, "the response from \(target) ended before its announced length")
         case is HTTPParserError:
@@ -184,10 +185,6 @@ public struct ProviderHTTP: Sendable {
             return String(cString: strerror(error.errnoCode))
         }
         return String(describing: error)
-    }
-
-    static func describeBytes(_ count: Int) -> String {
-        count % (1024 * 1024) == 0 ? "\(count / (1024 * 1024)) MiB" : "\(count) bytes"
     }
 
     /// The URL with secrets in the query (API keys) replaced, so it can be logged.

@@ -42,10 +42,12 @@ struct ConfigCommand: ParsableCommand {
                 } catch {
                     let named = global.config ?? environment["FORECASTD_CONFIG"] ?? ""
                     let origin = global.config != nil ? "--config" : "$FORECASTD_CONFIG"
+                    // "no such file", or what else is in the way (a symbolic link loop, a directory).
+                    let problem = (error as? SettingsError)?.problems.first?.message ?? "no such file"
                     print(named)
                     print("searched, in order:")
-                    print("  \(named)  (named by \(origin)): not found")
-                    throw CommandFailure(message: "\(named): no such file (named by \(origin))", exitCode: .configError)
+                    print("  \(named)  (named by \(origin)): \(problem == "no such file" ? "not found" : problem)")
+                    throw CommandFailure(message: "\(named): \(problem) (named by \(origin))", exitCode: .configError)
                 }
                 switch source {
                 case .file(let path, let origin, let searched):

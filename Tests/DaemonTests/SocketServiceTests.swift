@@ -102,7 +102,7 @@ struct SocketServiceTests {
             #expect(seen.unknown.contains("allowed: report, watch, refresh, status"))
             // The connection survives an unknown request.
             #expect(seen.afterUnknown == expected)
-            #expect(seen.oversized.contains("longer than 1024 bytes") && seen.oversized.contains("\"closed\":true"))
+            #expect(seen.oversized.contains("longer than 1 KiB") && seen.oversized.contains("\"closed\":true"))
             #expect(seen.closedAfterOversized)
             // Other clients are unaffected.
             #expect(seen.otherClient == expected)

@@ -74,7 +74,7 @@ struct AlertsEndToEndTests {
     static func routes(_ server: ReplayServer, expires: Date = Date().addingTimeInterval(6 * 3600)) throws {
         server.setRoute(path: forecastPath, .json(try samaraResponse()))
         server.setRoute(path: alertsPath, try brightSky(expires: expires))
-        server.setRoute(path: airPath, try ReplayResponse.recorded(airFixture))
+        server.setRoute(path: airPath, try berlinAir())
     }
 
     @Test(

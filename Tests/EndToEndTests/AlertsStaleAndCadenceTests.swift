@@ -23,7 +23,7 @@ struct AlertsStaleAndCadenceTests {
         server.setRoute(
             path: E2E.airPath,
             sequence: [
-                try ReplayResponse.recorded(E2E.airFixture),
+                try E2E.berlinAir(),
                 .json("{\"latitude\": 52.5, \"longitude\": 13.4, \"current\": {\"european_aqi\": 3", status: 500),
             ])
         // 300 times real time: Bright Sky's 5 minutes are 1 s, the air's hour 12 s, the grace 0.4 s.

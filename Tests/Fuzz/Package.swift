@@ -1,12 +1,13 @@
 // swift-tools-version: 6.1
 //
-// libFuzzer targets for forecastd's parsers of untrusted input: the settings file, socket requests, every
-// weather provider's answer and every warning feed. Built and run by scripts/fuzz, never by `swift build` of
-// the main package (libFuzzer supplies `main`, so these executables link only with -sanitize=fuzzer).
+// libFuzzer targets for forecastd's parsers of untrusted input: the settings file, the translation catalogues
+// (with their Plural-Forms), socket requests, every weather provider's answer and every warning feed. Built and
+// run by scripts/fuzz, never by `swift build` of the main package (libFuzzer supplies `main`, so these
+// executables link only with -sanitize=fuzzer).
 //
 // The main package exports no library products, so the code under test is the main package's own sources,
-// reached through symlinks in Sources/: whole modules where they have no network code (ForecastModel,
-// FileStore, Settings, Control), and the decoder files alone of WeatherProviders and Warnings, which would
+// reached through symlinks in Sources/: whole modules where they have no network code (Localization,
+// ForecastModel, FileStore, Settings, Control), and the decoder files alone of WeatherProviders and Warnings, which would
 // otherwise drag in AsyncHTTPClient and SwiftNIO.
 
 import PackageDescription
@@ -36,7 +37,7 @@ let package = Package(
     targets: [
         // MARK: The code under test (symlinks to ../../Sources)
 
-        .target(name: "Localization", resources: [.copy("po")], swiftSettings: strict),
+        .target(name: "Localization", dependencies: ["FileStore"], resources: [.copy("po")], swiftSettings: strict),
         .target(name: "ForecastModel", dependencies: ["Localization"], swiftSettings: strict),
         .target(name: "FileStore", swiftSettings: strict),
         .target(
@@ -54,6 +55,7 @@ let package = Package(
         .target(name: "WarningFuzzing", dependencies: ["WarningDecoders", "ForecastModel"], swiftSettings: strict),
 
         fuzzTarget("FuzzSettings", ["Settings"]),
+        fuzzTarget("FuzzCatalogue", ["Localization"]),
         fuzzTarget("FuzzControlRequest", ["Control"]),
         fuzzTarget("FuzzOpenMeteo", ["ProviderDecoders", "ForecastModel"]),
         fuzzTarget("FuzzMetNorway", ["ProviderDecoders", "ForecastModel"]),

@@ -184,12 +184,12 @@ struct NotificationPolicyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = NotificationStore(directory: directory.path, logger: Logger(label: "test"))
         let policy = NotificationPolicy(preferences: NotificationPreferences(), timeZone: utc)
-        var ledger = store.load()
+        var ledger = store.load().ledger
         let report = Self.report(warnings: [Self.warning("a", severity: .severe)], nowcast: Self.rain(startingIn: 10))
         #expect(Self.step(policy, report, &ledger).decisions.count == 2)
         try store.save(ledger)
 
-        var restarted = NotificationStore(directory: directory.path, logger: Logger(label: "test")).load()
+        var restarted = NotificationStore(directory: directory.path, logger: Logger(label: "test")).load().ledger
         #expect(restarted == ledger)
         #expect(Self.step(policy, report, &restarted).decisions.isEmpty)
     }
@@ -201,7 +201,9 @@ struct NotificationPolicyTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data("{\"version\":1,\"warn".utf8).write(to: directory.appendingPathComponent(NotificationStore.fileName))
         let store = NotificationStore(directory: directory.path, logger: Logger(label: "test"))
-        #expect(store.load() == NotificationLedger())
+        let loaded = store.load()
+        #expect(loaded.ledger == NotificationLedger())
+        #expect(loaded.wasDamaged)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(names.contains { $0.hasPrefix(NotificationStore.fileName + ".corrupt-") })
     }

@@ -21,7 +21,7 @@ struct ProviderChainTests {
     /// (0 = the lowest value of every range, 1 = the highest).
     static func chain(
         _ server: ReplayServer, _ client: HTTPClient, clock: ManualClock, precision: Int = 2, jitter: Double = 0,
-        openMeteoTimeout: Duration = .seconds(5), maximumAnswerAge: TimeInterval? = nil,
+        openMeteoTimeout: Duration = .seconds(5), maximumAnswerOffset: TimeInterval? = nil,
         logger: Logger = Logger(label: "test")
     ) -> ProviderChain {
         let openMeteo = OpenMeteoProvider(
@@ -32,7 +32,7 @@ struct ProviderChainTests {
             timeout: .seconds(5), logger: logger, timeZone: { _ in TimeZone(identifier: "Europe/Berlin") },
             now: { MetNorwayTests.recordedAt })
         return ProviderChain(
-            providers: [openMeteo, metNorway], coordinatePrecision: precision, maximumAnswerAge: maximumAnswerAge,
+            providers: [openMeteo, metNorway], coordinatePrecision: precision, maximumAnswerOffset: maximumAnswerOffset,
             logger: logger, now: { clock.now },
             random: { range in range.lowerBound + (range.upperBound - range.lowerBound) * jitter })
     }
@@ -71,7 +71,7 @@ struct ProviderChainTests {
         try await withServer { server, client in
             // The Samara answer speaks for 2026-09-15T12:00+04:00; the MET Norway one for July 2020.
             let clock = ManualClock(Timestamps.parseUTC("2026-09-15T08:40:00Z")!)
-            let chain = Self.chain(server, client, clock: clock, maximumAnswerAge: 3 * 3600)
+            let chain = Self.chain(server, client, clock: clock, maximumAnswerOffset: 3 * 3600)
             server.setRoute(path: Self.openMeteoPath, try .fixture(Self.samara))
             server.setRoute(path: Self.metPath, try .wrapped(MetNorwayTests.fixture))
 
