@@ -158,9 +158,13 @@ public struct NotificationPolicy: Sendable {
                 ledger.warnings[warning.id] = record
             }
             // Beyond the followed ones, the qualifying warnings are counted in the notification of the rest.
-            let unfollowed = ordered.dropFirst(followed.count).count(where: {
-                $0.severity >= preferences.minimumSeverity && !(quiet && $0.severity < .extreme)
-            })
+            // The report lists the most severe 20 and counts the rest (`warnings_omitted`, the least severe):
+            // they are counted too when every warning qualifies, so a flood says how big it is.
+            let omitted = preferences.minimumSeverity <= .minor && !quiet ? report.warningsOmitted ?? 0 : 0
+            let unfollowed =
+                ordered.dropFirst(followed.count).count(where: {
+                    $0.severity >= preferences.minimumSeverity && !(quiet && $0.severity < .extreme)
+                }) + omitted
             decisions += warningDecisions(shown, unfollowed: unfollowed, report, now)
             let present = Set(inForce.map(\.id))
             for (id, record) in ledger.warnings.sorted(by: { $0.key < $1.key })

@@ -48,6 +48,24 @@ struct NotificationBoundsTests {
         #expect(ledger.warnings.count <= NotificationLedger.capacity)
     }
 
+    @Test("A report that lists 20 warnings and counts 1,980 more: the notification of the rest counts them too")
+    func omittedCounted() throws {
+        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        var ledger = NotificationLedger()
+        var report = Policy.report(warnings: Self.flood(20))
+        report.warningsOmitted = 1_980
+        let plan = Policy.step(policy, report, &ledger)
+        #expect(plan.decisions.count == 4)
+        #expect(try #require(plan.decisions.last?.notification).summary == "1997 more warnings")
+
+        // With a higher minimum severity the omitted ones (the least severe) are not counted.
+        let severeOnly = NotificationPolicy(
+            preferences: NotificationPreferences(minimumSeverity: .severe), timeZone: utc)
+        var other = NotificationLedger()
+        let plan2 = Policy.step(severeOnly, report, &other)
+        #expect(plan2.decisions.allSatisfy { $0.subject != .moreWarnings })
+    }
+
     @Test("Up to three new warnings are each notified alone; a fourth brings the one for the rest")
     func fewAreSingle() {
         let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
