@@ -188,7 +188,7 @@ public struct Daemon: Sendable {
         socketOptions.maxClients = settings.output.maxClients
         socketOptions.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
         socketOptions.group = settings.output.socketGroup
-        socketOptions.renderOptions = { [display = reloader.display] format in display.renderOptions(for: format) }
+        socketOptions.display = reloader.display
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
         socketOptions.changeSettings = { [explicitSettingsPath] request in
             await SocketSettingsChange.apply(

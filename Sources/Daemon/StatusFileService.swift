@@ -147,11 +147,12 @@ public struct StatusFilesService: Service, CustomStringConvertible {
         // `emoji` is the setting's default; tmux then keeps its own width-safe default.
         let icons = file.format == .tmux && file.icons == .emoji ? nil : file.icons
         let template = file.template.isEmpty ? nil : try? Template(file.template)
+        // A file's text stays as written until the next report: times, never ages ("stale since 12:22").
         return Renderer.render(
             report, as: file.format,
             options: RenderOptions(
                 icons: icons, template: template, hotCelsius: display.hotCelsius, coldCelsius: display.coldCelsius,
-                phrases: display.phrases(logger: logger)))
+                phrases: display.phrases(logger: logger), lasting: true))
     }
 
     public func run() async {
