@@ -129,7 +129,7 @@ public struct Daemon: Sendable {
                     "The daemon's waits are shortened for a test.",
                     metadata: [
                         "user_refresh": "\(intervals.userRefresh)", "first_request": "\(intervals.firstRequest)",
-                        "locating_grace": "\(intervals.locatingGrace)",
+                        "locating_grace": "\(intervals.locatingGrace)", "status_file_hold": "\(intervals.statusFileHold)",
                     ])
             }
             return intervals
@@ -202,7 +202,7 @@ public struct Daemon: Sendable {
             StateService(store: store, state: state, logger: logger),
             StatusFileService(
                 path: configuration.statusFile, socketGroup: settings.output.socketGroup, state: state, logger: logger,
-                published: { startup.done(.reportPublished) }),
+                hold: .seconds(intervals.statusFileHold), published: { startup.done(.reportPublished) }),
         ]
         parts.append(StatusFilesService(state: state, logger: logger))
         parts += [

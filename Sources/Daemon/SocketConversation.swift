@@ -171,7 +171,12 @@ extension SocketService {
             // The state publishes the report this refresh made before it answers: `forecastctl refresh
             // && forecastctl report` shows it, whichever path answers the second request.
             let outcome = await state.refreshNow()
-            return .line(line(.outcome(ControlAnswer(.refresh, ok: outcome.ok, message: outcome.message))))
+            var answer = ControlAnswer(.refresh, ok: outcome.ok, message: outcome.message)
+            answer.outcome = outcome.kind.rawValue
+            answer.provider = outcome.provider
+            answer.error = outcome.error
+            answer.retryAt = outcome.retryAt.map { Timestamps.rfc3339($0) }
+            return .line(line(.outcome(answer)))
         case .status:
             let counts = self.counts
             return .line(line(.status(await state.status(clients: counts.connected, watchers: counts.watching))))
@@ -182,8 +187,18 @@ extension SocketService {
                 return .line(line(.error(ControlErrorMessage(message: "reload is not available"))))
             }
             let outcome = await reload()
-            let ok = if case .invalid = outcome { false } else { true }
-            return .line(line(.outcome(ControlAnswer(.reload, ok: ok, message: outcome.summary))))
+            var answer = ControlAnswer(.reload, ok: true, message: outcome.summary)
+            switch outcome {
+            case .applied(_, let changed, let waiting):
+                (answer.changed, answer.waitingForRestart) = (changed, waiting)
+            case .unchanged(_, let waiting):
+                (answer.changed, answer.waitingForRestart) = ([], waiting)
+            case .invalid:
+                answer.ok = false
+            case .unsettled:
+                break
+            }
+            return .line(line(.outcome(answer)))
         case .change(let change):
             guard let apply = options.changeSettings else {
                 return .line(line(.error(ControlErrorMessage(message: "\(request.name.rawValue) is not available"))))

@@ -75,7 +75,7 @@ public enum BarColor {
     /// The colour of a warning of `severity`; minor warnings (CAP: minimal threat) have none.
     public static func warning(_ severity: WarningSeverity) -> String? {
         switch severity {
-        case .minor: nil
+        case .unknown, .minor: nil
         case .moderate: moderateWarning
         case .severe: severeWarning
         case .extreme: extremeWarning

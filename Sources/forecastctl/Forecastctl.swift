@@ -171,8 +171,9 @@ struct Status: ParsableCommand {
                 print(line)
                 return
             }
-            if let report = StatusFileReport(path: global.statusFile(settings), city: output.city).read() {
-                print(output.render(report, settings))
+            // Read now, so ages are counted to now; "forecastd is not running" in the tooltip when that is why.
+            if let reading = StatusFileReport(path: global.statusFile(settings), city: output.city).read() {
+                print(output.render(reading, settings))
                 return
             }
             print(
@@ -184,9 +185,10 @@ struct Status: ParsableCommand {
         }
         try reportingFailures {
             let settings = try global.loadSettings()
-            var line = try fetchReportLine(
+            let fetched = try fetchReport(
                 socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
-                request: .report(output.reportOptions))
+                request: .report(output.reportOptions), phrases: settings.phrases)
+            var line = fetched.line
             if case .error(let error) = ControlReply(line: line) {
                 throw CommandFailure(message: error.message, exitCode: .usage)
             }
@@ -209,7 +211,7 @@ struct Status: ParsableCommand {
                 print(line)
                 return
             }
-            print(HumanSummary.render(report, phrases: settings.phrases))
+            print(HumanSummary.render(report, phrases: settings.phrases, absence: fetched.absence))
         }
     }
 }
