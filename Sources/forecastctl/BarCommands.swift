@@ -135,7 +135,7 @@ struct Watch: ParsableCommand {
                 // The daemon is away: its last report, marked stale once it no longer holds, until its socket
                 // is back. The line stays on show: times, not ages.
                 away.arm()
-                let reading = file.read(unstamped: error.daemonNotRunning ? .notRunning : .notAnswering)
+                let reading = file.read(socketSaysNotRunning: error.daemonNotRunning)
                 let text =
                     reading.map { output.render($0, settings, lasting: true) }
                     ?? output.unavailableLine(error.description, phrases: settings.phrases)
@@ -174,7 +174,7 @@ struct Watch: ParsableCommand {
                 }
             } catch let error as ControlClientError {
                 away.arm()
-                let readings = file.rotation()
+                let readings = file.rotation(socketSaysNotRunning: error.daemonNotRunning)
                 let lines = readings.map { firstLine(output.render($0, settings, lasting: true)) }
                 guard lines.count > 1 else {
                     let line =
@@ -318,8 +318,7 @@ func fetchReport(
                     ["problem": error.description, "path": statusFile]),
                 exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
         }
-        let reading = StatusFileReading.judge(
-            whole, now: Date(), unstamped: error.daemonNotRunning ? .notRunning : .notAnswering)
+        let reading = StatusFileReading.judge(whole, now: Date(), socketSaysNotRunning: error.daemonNotRunning)
         let why =
             error.daemonNotRunning
             ? translation.text("forecastd is not running", context: "absence")

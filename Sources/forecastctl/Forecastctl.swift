@@ -156,23 +156,31 @@ struct Status: ParsableCommand {
 
     func run() throws {
         if let format = output.format {
-            // For bars: the daemon renders; without it, the status file is rendered here (marked stale).
+            // For bars: the daemon renders; without it, the status file is rendered here (judged as it is read).
             let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
             let socket = global.socketPath(settings)
-            if format.lineCount > 1 {
-                // The socket sends the first line of a multi-line format (what a persistent block
-                // reads): take the daemon's report and render every line here, with the daemon's options.
-                let request = ControlRequest.report(ReportOptions(city: output.city))
-                if let line = try? ControlClient(socketPath: socket).request(request), let report = try? ReportJSON.decode(line) {
-                    print(output.render(report, settings))
+            var notRunning = false
+            do throws(ControlClientError) {
+                if format.lineCount > 1 {
+                    // The socket sends the first line of a multi-line format (what a persistent block
+                    // reads): take the daemon's report and render every line here, with the daemon's options.
+                    let request = ControlRequest.report(ReportOptions(city: output.city))
+                    let line = try ControlClient(socketPath: socket).request(request)
+                    if let report = try? ReportJSON.decode(line) {
+                        print(output.render(report, settings))
+                        return
+                    }
+                } else {
+                    print(try ControlClient(socketPath: socket).request(.report(output.reportOptions)))
                     return
                 }
-            } else if let line = try? ControlClient(socketPath: socket).request(.report(output.reportOptions)) {
-                print(line)
-                return
+            } catch {
+                notRunning = error.daemonNotRunning
             }
             // Read now, so ages are counted to now; "forecastd is not running" in the tooltip when that is why.
-            if let reading = StatusFileReport(path: global.statusFile(settings), city: output.city).read() {
+            if let reading = StatusFileReport(path: global.statusFile(settings), city: output.city).read(
+                socketSaysNotRunning: notRunning)
+            {
                 print(output.render(reading, settings))
                 return
             }

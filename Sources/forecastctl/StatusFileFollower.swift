@@ -19,16 +19,26 @@ struct StatusFileReading {
     /// While it holds: when it stops holding unless the daemon writes it again first.
     var holdsUntil: Date?
 
-    /// Judges a report read from a status file at `now`. The file says who wrote it and until when it holds
-    /// (``StatusFileStamp``): while that process runs and that time has not passed, the weather is what the
-    /// daemon published; otherwise it is marked stale, and `absence` says why. A file without a stamp (an
-    /// older daemon's) is stale, for the reason the socket gave (`unstamped`).
+    /// Judges a report read from a status file at `now`, when the daemon's socket did not answer.
+    ///
+    /// How a reader knows the daemon is gone: first by its socket, which is how it came to read the file: no
+    /// socket, or no one listening on it (`socketSaysNotRunning`), is a daemon that stopped or died (a
+    /// stopping daemon closes its socket before anything else). When the socket is there but did not answer
+    /// (no place left, too slow, closed mid-answer) or a reader's settings name another socket, the file says
+    /// itself (``StatusFileStamp``): the process that wrote it, by its id and start time (an id alone could
+    /// be another process's by then), and how long it holds, for a daemon that runs but no longer writes
+    /// (wedged, SIGSTOP). While that process runs and that time has not passed, the weather is what the daemon
+    /// published; otherwise it is marked stale and `absence` says why. A file without a stamp (an older
+    /// daemon's) is stale.
     static func judge(
-        _ report: Report, now: Date, unstamped: DaemonAbsence?,
+        _ report: Report, now: Date, socketSaysNotRunning: Bool,
         isRunning: (ProcessIdentity) -> Bool = { $0.isRunning }
     ) -> StatusFileReading {
+        if socketSaysNotRunning {
+            return StatusFileReading(report: markedStale(report), absence: .notRunning, holdsUntil: nil)
+        }
         guard let stamp = report.written else {
-            return StatusFileReading(report: markedStale(report), absence: unstamped, holdsUntil: nil)
+            return StatusFileReading(report: markedStale(report), absence: nil, holdsUntil: nil)
         }
         let writer = ProcessIdentity(pid: stamp.pid, start: stamp.processStart, bootID: stamp.bootId)
         guard isRunning(writer) else {
@@ -66,20 +76,20 @@ struct StatusFileReport {
     /// A listed city instead of here, when asked.
     let city: String?
 
-    /// The report in the file (or the city's), judged now; nil when there is no readable report (or not that
-    /// city). `unstamped`: why the daemon is away, for a file that does not say.
-    func read(now: Date = Date(), unstamped: DaemonAbsence? = .notRunning) -> StatusFileReading? {
+    /// The report in the file (or the city's), judged now (``StatusFileReading/judge(_:now:socketSaysNotRunning:isRunning:)``);
+    /// nil when there is no readable report (or not that city).
+    func read(now: Date = Date(), socketSaysNotRunning: Bool) -> StatusFileReading? {
         guard let whole = Self.readWhole(path) else { return nil }
-        let reading = StatusFileReading.judge(whole, now: now, unstamped: unstamped)
+        let reading = StatusFileReading.judge(whole, now: now, socketSaysNotRunning: socketSaysNotRunning)
         guard let city else { return reading }
         return reading.city(city)
     }
 
     /// Here's report, then each listed city's, as a rotating bar shows them, each judged; empty when there is
     /// no readable report.
-    func rotation(now: Date = Date()) -> [StatusFileReading] {
+    func rotation(now: Date = Date(), socketSaysNotRunning: Bool) -> [StatusFileReading] {
         guard let whole = Self.readWhole(path) else { return [] }
-        let reading = StatusFileReading.judge(whole, now: now, unstamped: .notRunning)
+        let reading = StatusFileReading.judge(whole, now: now, socketSaysNotRunning: socketSaysNotRunning)
         return [reading] + (reading.report.cities ?? []).compactMap { reading.city($0.id) }
     }
 
