@@ -297,7 +297,7 @@ public enum Renderer {
     }
 
     private static func polybar(_ facts: ReportFacts) -> String {
-        let text = Escape.oneLine(facts.barText)
+        let text = Escape.polybarEmoji(Escape.oneLine(facts.barText))
         guard let color = color(facts) else { return text }
         return "%{F" + color + "}" + text + "%{F-}"
     }

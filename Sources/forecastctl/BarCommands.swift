@@ -133,8 +133,10 @@ struct Watch: ParsableCommand {
                 }
             } catch let error as ControlClientError {
                 // The daemon is away: its last report, marked stale once it no longer holds, until its socket
-                // is back. The line stays on show: times, not ages.
+                // is back. The line stays on show: times, not ages. The settings are read again: the language,
+                // icons or thresholds may have changed since the watch started.
                 away.arm()
+                let settings = (try? global.loadSettings()) ?? settings
                 let reading = file.read(socketSaysNotRunning: error.daemonNotRunning)
                 let text =
                     reading.map { output.render($0, settings, lasting: true) }
@@ -174,6 +176,7 @@ struct Watch: ParsableCommand {
                 }
             } catch let error as ControlClientError {
                 away.arm()
+                let settings = (try? global.loadSettings()) ?? settings
                 let readings = file.rotation(socketSaysNotRunning: error.daemonNotRunning)
                 let lines = readings.map { firstLine(output.render($0, settings, lasting: true)) }
                 guard lines.count > 1 else {
