@@ -129,7 +129,8 @@ public struct Daemon: Sendable {
                     "The daemon's waits are shortened for a test.",
                     metadata: [
                         "user_refresh": "\(intervals.userRefresh)", "first_request": "\(intervals.firstRequest)",
-                        "locating_grace": "\(intervals.locatingGrace)", "status_file_hold": "\(intervals.statusFileHold)",
+                        "locating_grace": "\(intervals.locatingGrace)",
+                        "status_file_hold": "\(intervals.statusFileHold)",
                     ])
             }
             return intervals

@@ -3,7 +3,7 @@ import Foundation
 /// The few fixed waits of the daemon that a test may shorten, so it sees a wait end in a second
 /// instead of waiting out the real one.
 ///
-/// For tests only: `FORECASTD_TEST_INTERVALS="user_refresh=2,first_request=1,locating_grace=1,status_file_hold=3"` (seconds;
+/// For tests only: `FORECASTD_TEST_INTERVALS="user_refresh=2,first_request=1,status_file_hold=3"` (seconds;
 /// any subset, read once at start, nowhere else). Unset, the daemon uses the real waits. Each value must be
 /// at least 0.1 s and at most the real wait: the variable can only shorten a wait, never lengthen one.
 /// The warning and air services' cadences have their own test clock (``AlertClock``).

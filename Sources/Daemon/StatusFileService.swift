@@ -111,8 +111,9 @@ public struct StatusFileService: Service, CustomStringConvertible {
     /// The report as the status file holds it: its JSON line with the stamp of this write.
     static func stamped(_ report: Report, by writer: ProcessIdentity, at now: Date, hold: Duration) -> String {
         var report = report
+        let seconds = Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18
         report.written = StatusFileStamp(
-            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18)),
+            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(seconds)),
             pid: writer.pid, processStart: writer.start, bootId: writer.bootID)
         return ReportJSON.line(report)
     }

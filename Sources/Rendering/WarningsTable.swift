@@ -87,12 +87,15 @@ public enum WarningsTable {
             }
         var columns = Array(0..<rows[0].count)
         func natural(_ column: Int) -> Int { rows.map { TextWidth.columns($0[column]) }.max() ?? 0 }
-        var widths = columns.map { column in column == 1 || column == 4 ? min(natural(column), maxCellColumns) : natural(column) }
+        let clipped = [1, 4]
+        var widths = columns.map { clipped.contains($0) ? min(natural($0), maxCellColumns) : natural($0) }
         func total() -> Int { columns.map { widths[$0] }.reduce(0, +) + 2 * (columns.count - 1) }
         // Clip the area, then the event (what it is matters more than where), a column at a time; then leave out
         // the source, then the area.
         while total() > width {
-            let clippable = [4, 1].filter { columns.contains($0) && widths[$0] > max(minCellColumns, TextWidth.columns(rows[0][$0])) }
+            let clippable = [4, 1].filter {
+                columns.contains($0) && widths[$0] > max(minCellColumns, TextWidth.columns(rows[0][$0]))
+            }
             if let first = clippable.first {
                 widths[first] -= 1
             } else if let dropped = [5, 4].first(where: columns.contains) {
@@ -103,7 +106,7 @@ public enum WarningsTable {
         }
         return rows.map { row in
             let cells = columns.map { column in
-                Renderer.pad(column == 1 || column == 4 ? clip(row[column], widths[column]) : row[column], widths[column])
+                Renderer.pad(clipped.contains(column) ? clip(row[column], widths[column]) : row[column], widths[column])
             }
             return Renderer.trimmed(cells.joined(separator: "  "))
         }
@@ -114,7 +117,8 @@ public enum WarningsTable {
     /// becomes a space. In a text with no blank line at all, a break after the end of a sentence starts a new
     /// line (sources that write one sentence a line), any other is a wrap.
     static func paragraphs(_ text: String) -> [[String]] {
-        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n")
+            .split(separator: "\n", omittingEmptySubsequences: false)
             .map { collapse($0.trimmingCharacters(in: .whitespaces)) }
         guard lines.contains(where: \.isEmpty) else {
             var kept: [String] = []

@@ -162,7 +162,9 @@ final class StatusFileFollower {
     /// timeout.
     func wait(timeout: Duration?) -> Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = timeout.map { Int32(min($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000, 86_400_000)) } ?? -1
+        let milliseconds =
+            timeout.map { Int32(min($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000, 86_400_000)) }
+            ?? -1
         let ready = poll(&poller, 1, milliseconds)
         guard ready > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 8192)
