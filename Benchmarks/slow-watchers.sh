@@ -8,6 +8,8 @@
 #   Benchmarks/slow-watchers.sh                          release build (built first into .build-release)
 #   BUILD=debug Benchmarks/slow-watchers.sh
 #   WATCHERS=200 CHANGES=50 FORMAT=waybar Benchmarks/slow-watchers.sh
+#   REQUEST=status BINARY=.build-release/release/forecastd Benchmarks/slow-watchers.sh
+#                              (clients that ask `status` once and stay: what a connection costs by itself)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . Benchmarks/lib.sh
@@ -18,4 +20,4 @@ bench_settings "$work" "max_clients = $(( ${WATCHERS:-500} + 16 ))"
 bench_start_daemon "$work"
 bench_wait_forecast "$work"
 python3 Benchmarks/slow_watchers.py "$work/run/forecastd.sock" "$daemon" --watchers "${WATCHERS:-500}" \
-  --changes "${CHANGES:-100}" --format "${FORMAT:-json}"
+  --changes "${CHANGES:-100}" --format "${FORMAT:-json}" ${REQUEST:+--request "$REQUEST"}

@@ -34,7 +34,11 @@ def main():
     parser.add_argument("--watchers", type=int, default=500)
     parser.add_argument("--changes", type=int, default=100)
     parser.add_argument("--format", default="json")
+    parser.add_argument(
+        "--request", help="what each client sends instead of watch (e.g. status: a connection that asked once and "
+        "stays, for the cost of a connection itself)")
     args = parser.parse_args()
+    request = args.request or f"watch format={args.format}"
 
     time.sleep(1)
     before = memory(args.pid)
@@ -43,11 +47,12 @@ def main():
     for _ in range(args.watchers):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.connect(args.socket)
-        sock.sendall(f"watch format={args.format}\n".encode())
+        sock.sendall(f"{request}\n".encode())
         watchers.append(sock)
     # Every watcher is counted before the changes start (none reads, so none can tell by itself).
     deadline = time.monotonic() + 60
-    while status(args.socket)["watchers"] < args.watchers and time.monotonic() < deadline:
+    counted = "clients" if args.request else "watchers"
+    while status(args.socket)[counted] < args.watchers + (1 if args.request else 0) and time.monotonic() < deadline:
         time.sleep(0.2)
     show(f"{args.watchers} watchers connected", memory(args.pid), status(args.socket))
     started = time.monotonic()
@@ -63,7 +68,7 @@ def main():
     for sock in watchers:
         sock.close()
     deadline = time.monotonic() + 30
-    while status(args.socket)["watchers"] > 0 and time.monotonic() < deadline:
+    while status(args.socket)["clients"] > 1 and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(2)
     after = memory(args.pid)

@@ -178,7 +178,7 @@ extension SocketService {
             answer.retryAt = outcome.retryAt.map { Timestamps.rfc3339($0) }
             return .line(line(.outcome(answer)))
         case .status:
-            let counts = self.counts
+            let counts = await settledCounts()
             return .line(line(.status(await state.status(clients: counts.connected, watchers: counts.watching))))
         case .locate:
             return .line(line(.locate(await state.locate())))

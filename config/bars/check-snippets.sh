@@ -431,7 +431,13 @@ if [[ -x "$bin_dir/forecastd" && -x "$bin_dir/forecastctl" ]]; then
     }
     # SIGKILL to the daemon itself (runuser's child): its pid file names it. Nothing of it runs afterwards.
     kill_daemon() {
-        kill -KILL "$(cat "$status_dir/forecastd.pid")" 2>/dev/null || true
+        local pid
+        pid=$(cat "$status_dir/forecastd.pid" 2>/dev/null || true)
+        if [[ -z $pid ]]; then
+            fail "killed: no forecastd.pid beside the status file"
+            pid=$(pgrep -P "$daemon" forecastd || echo "$daemon")
+        fi
+        kill -KILL "$pid" 2>/dev/null || true
         wait "$daemon" 2>/dev/null || true
     }
     # The watchers a bar runs, started before the daemon; each prints one line per change.
