@@ -245,14 +245,10 @@ extension Refresh {
         case "no_position":
             return translation.text("no position to fetch a forecast for", context: "forecastctl")
         case "too_soon":
-            let time = reply.retryAt.flatMap(Timestamps.parseUTC).map { date in
-                let formatter = DateFormatter()
-                formatter.dateFormat = "HH:mm:ss"
-                return formatter.string(from: date)
-            }
+            // The time as the daemon gives it (RFC 3339, UTC): exact, and with its date.
             return translation.text(
                 "the last attempt failed moments ago ({problem}); the next one is due at {time}", context: "forecastctl",
-                ["problem": reply.error ?? "", "time": time ?? reply.retryAt ?? "?"])
+                ["problem": reply.error ?? "", "time": reply.retryAt ?? "?"])
         case "failed":
             return translation.text("the fetch failed: {problem}", context: "forecastctl", ["problem": reply.error ?? reply.message])
         default:

@@ -239,7 +239,7 @@ struct BarCommandsTests {
             #expect(lines.count == 1, "two lines reached the pipe before the bar read: \(lines)")
             seen += lines
         }
-        #expect(seen.last == "☁️ 19°C", "\(seen)")
+        #expect(seen.last == "%{T2}☁️%{T-} 19°C", "\(seen)")
         #expect(await daemon.stop() == 0)
         try await server.shutdown()
     }
