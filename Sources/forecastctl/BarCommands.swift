@@ -73,10 +73,13 @@ struct Watch: ParsableCommand {
         discussion: """
             For bars that read a command's output continuously (Waybar `exec` without `interval`, i3blocks \
             `interval=persist`, polybar `tail = true`). --city shows one listed city; --rotate N shows here and \
-            each listed city in turn, N seconds each. When the daemon is not running or goes away, the last \
-            report it wrote to its status file is shown, marked stale (with --rotate, here and each city in \
-            it in turn), and followed (inotify) until the daemon's socket is back; with no status file \
-            either, a neutral "no data" line. It never exits with an error a bar would hide the module for.
+            each listed city in turn, N seconds each. A line follows a change of the report, and of the \
+            [display] settings (language, icons, thresholds). When the daemon is not running or goes away, the \
+            last report it wrote to its status file is shown (with --rotate, here and each city in it in \
+            turn), marked stale once it no longer holds (the daemon is gone, or the file's time has passed), \
+            and followed (inotify) until the daemon's socket is back; with no status file either, a neutral \
+            "no data" line. Lines say times, not ages ("stale since 12:22"): they stay on show. It never exits \
+            with an error a bar would hide the module for.
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -144,8 +144,10 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the current report: a short summary, the raw JSON with --json, or a bar's --format.",
         discussion: """
-            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr. \
-            With --format, a bar always gets a line and exit code 0, even when there is nothing to show.
+            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr, \
+            marked stale with its age counted now (and "forecastd is not running" in the summary and tooltips) \
+            once it no longer holds. With --format, a bar always gets a line and exit code 0, even when there is \
+            nothing to show: bars that run it at an interval (i3blocks, tmux, conky) see a killed daemon within one.
             """)
 
     @OptionGroup var global: GlobalOptions
