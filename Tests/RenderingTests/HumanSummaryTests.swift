@@ -90,8 +90,8 @@ extension HumanSummaryTests {
     }
 
     @Test("where the position comes from, in the language; why the report is old when the reader knows")
-    func locationLabelAndAbsence() throws {
-        let spanish = Phrases(try #require(CatalogueLibrary.translation(for: .code("es")).translation))
+    func locationLabelAndAbsence() {
+        let spanish = Phrases(CatalogueLibrary.translation(for: .code("es")).translation)
         let text = HumanSummary.render(report(), now: now, phrases: spanish, absence: .notRunning)
         #expect(text.split(separator: "\n").first?.hasSuffix("[gpsd, ±32 m]") == true)
         var pinned = report()
