@@ -57,6 +57,8 @@ let package = Package(
         .systemLibrary(name: "CSystemEvents"),
         /// The libgps API version from `gps.h`, for the executables' `--version`; header only, links nothing.
         .systemLibrary(name: "CGPSVersion"),
+        /// glibc's `malloc_trim`: the socket gives back what departed connections held; header only.
+        .systemLibrary(name: "CHeap"),
 
         // MARK: Languages
 
@@ -256,7 +258,7 @@ let package = Package(
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
                 "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications", "CSystemEvents", "Localization",
-                "Executors",
+                "Executors", "CHeap",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

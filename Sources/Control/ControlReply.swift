@@ -98,11 +98,26 @@ public struct ControlErrorMessage: Codable, Sendable, Hashable {
     }
 }
 
-/// A generic answer to requests that do something: `{"class":"SETTINGS","ok":true,"message":"…"}`.
+/// A generic answer to requests that do something: `{"class":"SETTINGS","ok":true,"message":"…"}`, with what a
+/// client needs to say it in its own language or to leave out what it said already (absent when not asked).
 public struct ControlAnswer: Codable, Sendable, Hashable {
     public var `class`: String
     public var ok: Bool
+    /// What happened, for people, in English.
     public var message: String
+    /// `REFRESH`: `fetched`, `no_position`, `too_soon` or `failed`.
+    public var outcome: String?
+    /// `REFRESH`: the provider that answered.
+    public var provider: String?
+    /// `REFRESH`: what went wrong, in the provider error's words.
+    public var error: String?
+    /// `REFRESH` (`too_soon`): when the next attempt is due (RFC 3339, UTC).
+    public var retryAt: String?
+    /// `RELOAD`: the keys whose change was applied by this reload (none when it found nothing new: the
+    /// daemon follows the file and may have applied an edit already).
+    public var changed: [String]?
+    /// `RELOAD`: the keys changed in the file that are read at start and wait for a restart.
+    public var waitingForRestart: [String]?
 
     public init(class: String, ok: Bool, message: String) {
         self.class = `class`

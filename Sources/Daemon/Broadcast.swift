@@ -10,6 +10,8 @@ public final class Broadcast<Value: Sendable>: Sendable {
     private struct Storage {
         var value: Value
         var followers: [Int: AsyncStream<Value>.Continuation] = [:]
+        /// Followers told only that a value was sent, who read ``value`` themselves when they wake.
+        var wakes: [Int: AsyncStream<Void>.Continuation] = [:]
         var nextID = 0
     }
 
@@ -30,6 +32,7 @@ public final class Broadcast<Value: Sendable>: Sendable {
         storage.withLockedValue { storage in
             storage.value = value
             for follower in storage.followers.values { follower.yield(value) }
+            for wake in storage.wakes.values { wake.yield() }
         }
     }
 
@@ -49,6 +52,23 @@ public final class Broadcast<Value: Sendable>: Sendable {
         return stream
     }
 
+    /// Yields to `wake` each time a value is sent from now on, until ``stopWaking(_:)`` with the id returned:
+    /// for a follower of several broadcasts at once, which keeps one stream of wakes (buffering the newest
+    /// only) and reads each one's ``value`` when it wakes, so that it holds no value of its own meanwhile.
+    public func wake(_ wake: AsyncStream<Void>.Continuation) -> Int {
+        storage.withLockedValue { storage in
+            let id = storage.nextID
+            storage.nextID += 1
+            storage.wakes[id] = wake
+            return id
+        }
+    }
+
+    /// Stops yielding to the follower ``wake(_:)`` returned `id` for.
+    public func stopWaking(_ id: Int) {
+        _ = storage.withLockedValue { $0.wakes.removeValue(forKey: id) }
+    }
+
     /// How many follow now (for tests: a follower that stopped is forgotten).
-    public var followerCount: Int { storage.withLockedValue { $0.followers.count } }
+    public var followerCount: Int { storage.withLockedValue { $0.followers.count + $0.wakes.count } }
 }

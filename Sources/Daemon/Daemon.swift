@@ -123,6 +123,7 @@ public struct Daemon: Sendable {
                     metadata: [
                         "user_refresh": "\(intervals.userRefresh)", "first_request": "\(intervals.firstRequest)",
                         "locating_grace": "\(intervals.locatingGrace)",
+                        "status_file_hold": "\(intervals.statusFileHold)",
                     ])
             }
             return intervals
@@ -181,7 +182,7 @@ public struct Daemon: Sendable {
         socketOptions.maxClients = settings.output.maxClients
         socketOptions.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
         socketOptions.group = settings.output.socketGroup
-        socketOptions.renderOptions = { [display = reloader.display] format in display.renderOptions(for: format) }
+        socketOptions.display = reloader.display
         socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
         socketOptions.changeSettings = { [explicitSettingsPath] request in
             await SocketSettingsChange.apply(
@@ -195,7 +196,7 @@ public struct Daemon: Sendable {
             StateService(store: store, state: state, logger: logger),
             StatusFileService(
                 path: configuration.statusFile, socketGroup: settings.output.socketGroup, state: state, logger: logger,
-                published: { startup.done(.reportPublished) }),
+                hold: .seconds(intervals.statusFileHold), published: { startup.done(.reportPublished) }),
         ]
         parts.append(StatusFilesService(state: state, logger: logger))
         parts += [

@@ -3,7 +3,7 @@ import Foundation
 /// The few fixed waits of the daemon that a test may shorten, so it sees a wait end in a second
 /// instead of waiting out the real one.
 ///
-/// For tests only: `FORECASTD_TEST_INTERVALS="user_refresh=2,first_request=1,locating_grace=1"` (seconds;
+/// For tests only: `FORECASTD_TEST_INTERVALS="user_refresh=2,first_request=1,status_file_hold=3"` (seconds;
 /// any subset, read once at start, nowhere else). Unset, the daemon uses the real waits. Each value must be
 /// at least 0.1 s and at most the real wait: the variable can only shorten a wait, never lengthen one.
 /// The warning and air services' cadences have their own test clock (``AlertClock``).
@@ -17,12 +17,15 @@ public struct DaemonIntervals: Sendable, Hashable {
     public var firstRequest: TimeInterval
     /// How long after start the report says "locating" before "no location" while gpsd has not answered (10 s).
     public var locatingGrace: TimeInterval
+    /// How long the JSON status file holds after it is written (15 min): the daemon writes it again a
+    /// fifteenth of that before then, changed or not (``StatusFileService``).
+    public var statusFileHold: TimeInterval = 900
 
     /// The real waits.
     public static let real = DaemonIntervals(userRefresh: 10, firstRequest: 5, locatingGrace: 10)
 
     /// The names the variable uses.
-    static let names = ["user_refresh", "first_request", "locating_grace"]
+    static let names = ["user_refresh", "first_request", "locating_grace", "status_file_hold"]
 
     /// The wait called `name` in the variable.
     private subscript(name name: String) -> TimeInterval? {
@@ -31,6 +34,7 @@ public struct DaemonIntervals: Sendable, Hashable {
             case "user_refresh": userRefresh
             case "first_request": firstRequest
             case "locating_grace": locatingGrace
+            case "status_file_hold": statusFileHold
             default: nil
             }
         }
@@ -40,6 +44,7 @@ public struct DaemonIntervals: Sendable, Hashable {
             case "user_refresh": userRefresh = newValue
             case "first_request": firstRequest = newValue
             case "locating_grace": locatingGrace = newValue
+            case "status_file_hold": statusFileHold = newValue
             default: break
             }
         }

@@ -61,9 +61,9 @@ extension ForecastState {
     /// only hammer the provider.
     public func refreshNow() async -> RefreshOutcome {
         guard inputs.fix != nil else {
-            return RefreshOutcome(ok: false, message: "no position to fetch a forecast for")
+            return RefreshOutcome(.noPosition)
         }
-        if let refusal = here.askedByUser(at: clock()) { return RefreshOutcome(ok: false, message: refusal) }
+        if let refusal = here.askedByUser(at: clock()) { return refusal }
         refreshContinuation.yield()
         return await withCheckedContinuation { refreshWaiters.append($0) }
     }
@@ -95,7 +95,7 @@ extension ForecastState {
         inputs.errors = currentErrors()
         publishIfChanged(now: clock())
         saveState()
-        finishRefreshWaiters(RefreshOutcome(ok: true, message: "fetched a new forecast from \(forecast.provider)"))
+        finishRefreshWaiters(RefreshOutcome(.fetched, provider: forecast.provider))
     }
 
     /// Records a failed fetch; the last good forecast stays, marked stale.
@@ -122,14 +122,50 @@ extension ForecastState {
         }
         inputs.errors = currentErrors()
         publishIfChanged(now: now)
-        finishRefreshWaiters(RefreshOutcome(ok: false, message: error.message))
+        finishRefreshWaiters(RefreshOutcome(.failed, error: error.message))
     }
 }
 
 /// How a refresh asked for by a user went.
 public struct RefreshOutcome: Sendable, Hashable {
-    public var ok: Bool
-    public var message: String
+    /// What happened, as the `REFRESH` answer's `outcome` names it.
+    public enum Kind: String, Sendable, Hashable {
+        case fetched
+        /// No position: nothing to fetch a forecast for.
+        case noPosition = "no_position"
+        /// Refused: the last attempt failed moments ago (``DaemonIntervals/userRefresh``).
+        case tooSoon = "too_soon"
+        case failed
+    }
+
+    public var kind: Kind
+    /// The provider that answered (`fetched`).
+    public var provider: String?
+    /// What went wrong (`too_soon`, `failed`), in the provider error's own words.
+    public var error: String?
+    /// When the next attempt is due (`too_soon`).
+    public var retryAt: Date?
+
+    public init(_ kind: Kind, provider: String? = nil, error: String? = nil, retryAt: Date? = nil) {
+        self.kind = kind
+        self.provider = provider
+        self.error = error
+        self.retryAt = retryAt
+    }
+
+    public var ok: Bool { kind == .fetched }
+
+    /// The outcome in English, the answer's `message` (forecastctl says it in its language from the fields).
+    public var message: String {
+        switch kind {
+        case .fetched: "fetched a new forecast from \(provider ?? "the provider")"
+        case .noPosition: "no position to fetch a forecast for"
+        case .tooSoon:
+            "the last attempt failed moments ago: \(error ?? ""); the next one is due at "
+                + (retryAt.map { Timestamps.rfc3339($0) } ?? "")
+        case .failed: error ?? "the fetch failed"
+        }
+    }
 }
 
 /// A good forecast of a favourite city, for the history database.

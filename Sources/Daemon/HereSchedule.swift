@@ -74,15 +74,14 @@ struct HereSchedule {
     }
 
     /// Why a user's refresh at `now` is refused, or nil when it may go ahead (and is then due at once).
-    mutating func askedByUser(at now: Date) -> String? {
+    mutating func askedByUser(at now: Date) -> RefreshOutcome? {
         if let failure = schedule.failure,
             let attempt = [failure.lastAttempt, lastUserFailure].compactMap({ $0 }).max(),
             now.timeIntervalSince(attempt) < userInterval
         {
             // Say when the next attempt comes (a provider's Retry-After included): "moments ago" alone
             // does not tell the user how long to wait.
-            return "the last attempt failed moments ago: \(failure.error.message); the next one is due at "
-                + Timestamps.rfc3339(failure.retryAt)
+            return RefreshOutcome(.tooSoon, error: failure.error.message, retryAt: failure.retryAt)
         }
         userAsked = true
         return nil

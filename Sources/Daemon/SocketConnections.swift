@@ -1,3 +1,4 @@
+import CHeap
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -36,7 +37,22 @@ final class SocketConnections: Sendable {
     private struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
         var nextOrder: UInt64 = 0
+        /// The most places held at once since memory was last given back.
+        var peak = 0
+
+        /// Frees `key`'s place; true when so many places have been freed since the peak that the memory
+        /// their connections held should go back to the system now.
+        mutating func remove(_ key: ObjectIdentifier) -> Bool {
+            guard entries.removeValue(forKey: key) != nil else { return false }
+            guard peak >= SocketConnections.trimPeak, entries.count <= peak / 2 else { return false }
+            peak = entries.count
+            return true
+        }
     }
+
+    /// How many connections must have been held at once before their leaving gives memory back: below it,
+    /// what glibc keeps is too little to be worth a trim.
+    static let trimPeak = 32
 
     /// The answer to a newcomer.
     enum Admission {
@@ -91,6 +107,7 @@ final class SocketConnections: Sendable {
             if let evicted { table.entries[ObjectIdentifier(evicted.channel)] = nil }
             table.entries[ObjectIdentifier(channel)] = newcomer
             table.nextOrder += 1
+            table.peak = max(table.peak, table.entries.count)
             return .admitted(evicted: evicted?.channel)
         }
     }
@@ -113,21 +130,32 @@ final class SocketConnections: Sendable {
 
     /// Notes that a connection closed; frees its place unless its task is still ending.
     func closed(_ channel: any Channel) {
-        table.withLockedValue { table in
+        let trim = table.withLockedValue { table in
             let key = ObjectIdentifier(channel)
             table.entries[key]?.open = false
             table.entries[key]?.watching = false
-            if table.entries[key]?.served == false { table.entries[key] = nil }
+            return table.entries[key]?.served == false && table.remove(key)
         }
+        if trim { Self.giveMemoryBack() }
     }
 
     /// Notes that the task serving a connection ended; frees its place once the socket is closed too.
     func taskEnded(_ channel: any Channel) {
-        table.withLockedValue { table in
+        let trim = table.withLockedValue { table in
             let key = ObjectIdentifier(channel)
             table.entries[key]?.served = false
-            if table.entries[key]?.open == false { table.entries[key] = nil }
+            return table.entries[key]?.open == false && table.remove(key)
         }
+        if trim { Self.giveMemoryBack() }
+    }
+
+    /// Hands the heap's free pages back to the system. glibc keeps what many connections freed (most of it
+    /// in the arena of the event loop's thread) for reuse and gives little back by itself: after 500
+    /// watchers had left, nine tenths of their memory stayed (docs/performance.md, "Watchers that never
+    /// read"). Called when the connections held have halved since their peak, so a burst of clients costs
+    /// a few trims, each a few milliseconds.
+    static func giveMemoryBack() {
+        _ = heap_give_back()
     }
 
     /// Notes that a connection sent a complete request: it no longer makes room for newcomers first.

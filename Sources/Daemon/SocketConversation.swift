@@ -51,7 +51,7 @@ extension SocketService {
                             case .watch(let renderer, let city):
                                 watchStarted = true
                                 connections.setWatching(channel)
-                                group.addTask { try await watch(renderer, city: city, outbound) }
+                                group.addTask { try await watch(renderer, city: city, on: channel) }
                             }
                         }
                     }
@@ -67,32 +67,53 @@ extension SocketService {
         }
     }
 
-    func watch(
-        _ renderer: ReportRenderer, city: String?, _ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    ) async throws {
-        var last: String?
-        for await report in await state.subscribe() {
-            let text: String
+    /// Sends a watcher the report now, and again whenever the report or the `[display]` settings change,
+    /// rendered anew each time (a language, icon or threshold edit reaches a running bar at once).
+    ///
+    /// One line at most is on its way at a time: the next is rendered once the last has been taken by the
+    /// kernel, from the newest report (changes meanwhile only leave a wake-up behind). So a watcher that does
+    /// not read holds one line in the daemon (a JSON watcher none of its own: the published line is shared),
+    /// older reports are never queued for it, and with its small socket buffer the kernel holds at most
+    /// ``watcherSendBuffer`` bytes more: when it reads again, it gets a line or two, then the newest.
+    func watch(_ renderer: ReportRenderer, city: String?, on channel: any Channel) async throws {
+        try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.watcherSendBuffer).get()
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let published = state.published
+        let display = options.display.changes
+        let reportWakes = published.wake(wake)
+        let displayWakes = display.wake(wake)
+        defer {
+            published.stopWaking(reportWakes)
+            display.stopWaking(displayWakes)
+        }
+        wake.yield()
+        var last: ByteBuffer?
+        for await _ in wakes {
+            let current = published.value
+            let next: ByteBuffer
             if let city {
                 // A city removed from the list while watched: say so (once) rather than go quiet.
-                guard let cityReport = report.city(city) else {
-                    let message = line(.error(ControlErrorMessage(message: Self.unknownCity(city, in: report))))
-                    let text = String(buffer: message)
-                    guard text != last else { continue }
-                    last = text
-                    try await outbound.write(message)
-                    continue
+                if let cityReport = current.report.city(city) {
+                    next = ByteBuffer(string: renderer.render(cityReport.report) + "\n")
+                } else {
+                    next = line(.error(ControlErrorMessage(message: Self.unknownCity(city, in: current.report))))
                 }
-                text = renderer.render(cityReport.report)
+            } else if renderer.format == .json {
+                next = current.lineBuffer
             } else {
-                text = renderer.render(report)
+                next = ByteBuffer(string: renderer.render(current.report) + "\n")
             }
             // Formats that do not show a change (a new updated_at behind the same text) are not resent.
-            guard text != last else { continue }
-            last = text
-            try await outbound.write(ByteBuffer(string: text + "\n"))
+            guard next != last else { continue }
+            last = next
+            try await channel.writeAndFlush(next).get()
         }
     }
+
+    /// The socket send buffer a watcher's connection gets (`SO_SNDBUF`; Linux doubles it): about one JSON
+    /// report. The default (about 208 KiB) would keep some twenty old reports for a reader that stopped
+    /// reading, and hand them all to it before the newest.
+    static let watcherSendBuffer: SocketOptionValue = 8192
 
     /// What one request line gets: an answer line, or a watch to start.
     enum Response {
@@ -121,7 +142,7 @@ extension SocketService {
         case .watch(let report):
             let renderer: ReportRenderer
             do {
-                renderer = try ReportRenderer(report, options: options)
+                renderer = try ReportRenderer(report, options: options, lasting: true)
             } catch {
                 return .line(line(.error(ControlErrorMessage(message: error.description))))
             }
@@ -150,9 +171,14 @@ extension SocketService {
             // The state publishes the report this refresh made before it answers: `forecastctl refresh
             // && forecastctl report` shows it, whichever path answers the second request.
             let outcome = await state.refreshNow()
-            return .line(line(.outcome(ControlAnswer(.refresh, ok: outcome.ok, message: outcome.message))))
+            var answer = ControlAnswer(.refresh, ok: outcome.ok, message: outcome.message)
+            answer.outcome = outcome.kind.rawValue
+            answer.provider = outcome.provider
+            answer.error = outcome.error
+            answer.retryAt = outcome.retryAt.map { Timestamps.rfc3339($0) }
+            return .line(line(.outcome(answer)))
         case .status:
-            let counts = self.counts
+            let counts = await settledCounts()
             return .line(line(.status(await state.status(clients: counts.connected, watchers: counts.watching))))
         case .locate:
             return .line(line(.locate(await state.locate())))
@@ -161,8 +187,18 @@ extension SocketService {
                 return .line(line(.error(ControlErrorMessage(message: "reload is not available"))))
             }
             let outcome = await reload()
-            let ok = if case .invalid = outcome { false } else { true }
-            return .line(line(.outcome(ControlAnswer(.reload, ok: ok, message: outcome.summary))))
+            var answer = ControlAnswer(.reload, ok: true, message: outcome.summary)
+            switch outcome {
+            case .applied(_, let changed, let waiting):
+                (answer.changed, answer.waitingForRestart) = (changed, waiting)
+            case .unchanged(_, let waiting):
+                (answer.changed, answer.waitingForRestart) = ([], waiting)
+            case .invalid:
+                answer.ok = false
+            case .unsettled:
+                break
+            }
+            return .line(line(.outcome(answer)))
         case .change(let change):
             guard let apply = options.changeSettings else {
                 return .line(line(.error(ControlErrorMessage(message: "\(request.name.rawValue) is not available"))))

@@ -48,13 +48,20 @@ extension SocketService {
     }
 }
 
-/// Renders reports for one request's `format`, `icons` and `template`.
+/// Renders reports for one request's `format`, `icons` and `template`, in the `[display]` settings in force
+/// when it renders (so a watcher's next line follows an edit of them).
 struct ReportRenderer: Sendable {
     let format: OutputFormat
-    let options: RenderOptions
+    let icons: IconSet?
+    let template: Template?
+    let display: DisplaySettings
+    /// Whether the line stays on show (a watcher's): it then says when the forecast was fetched, never how
+    /// long ago, which would freeze until the next line.
+    let lasting: Bool
 
-    init(_ request: ReportOptions, options socket: SocketService.Options) throws(ControlRequestError) {
-        let format = request.format ?? .json
+    init(_ request: ReportOptions, options socket: SocketService.Options, lasting: Bool = false)
+        throws(ControlRequestError)
+    {
         var template: Template?
         if let text = request.template {
             do {
@@ -63,18 +70,20 @@ struct ReportRenderer: Sendable {
                 throw ControlRequestError("bad template: \(error)")
             }
         }
-        self.format = format
-        var options = socket.renderOptions(format)
-        options.icons = request.icons ?? options.icons
-        options.template = template
-        self.options = options
+        self.format = request.format ?? .json
+        self.icons = request.icons
+        self.template = template
+        self.display = socket.display
+        self.lasting = lasting
     }
 
     /// One line: multi-line formats (i3blocks) send their first line, which is what a persistent
     /// i3blocks block reads per update.
     func render(_ report: Report) -> String {
-        var options = self.options
-        options.now = Date()
+        var options = display.renderOptions(for: format)
+        options.icons = icons ?? options.icons
+        options.template = template
+        options.lasting = lasting
         let text = Renderer.render(report, as: format, options: options)
         return format.lineCount > 1 ? String(text.prefix { $0 != "\n" }) : text
     }

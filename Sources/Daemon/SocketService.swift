@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import Rendering
 import ServiceLifecycle
+import Settings
 import Systemd
 
 #if canImport(Glibc)
@@ -32,9 +33,10 @@ public struct SocketService: Service, CustomStringConvertible {
         public var firstRequestTimeout: TimeAmount = .seconds(5)
         /// The socket's group (system service): mode 0660 with this group instead of 0600.
         public var group: String?
-        /// The icon set and hot/cold thresholds of a format in the `[display]` settings in force, read
-        /// for each answer so that edits apply at once; a request's own `icons` wins.
-        public var renderOptions: @Sendable (OutputFormat) -> RenderOptions = { _ in RenderOptions() }
+        /// The `[display]` settings in force (language, icon set, hot/cold thresholds), read for each
+        /// answer so that edits apply at once, and followed by watchers, which are sent their line again in
+        /// the new form when these change; a request's own `icons` wins.
+        public var display = DisplaySettings(Settings.defaults(isSystemService: false).display)
         /// `units`, `pin`, `unpin`, `mode`, `set` requests: edit the settings file and apply it.
         public var changeSettings: (@Sendable (SettingsEditRequest) async -> ControlAnswer)?
         /// `reload`.
@@ -51,7 +53,9 @@ public struct SocketService: Service, CustomStringConvertible {
     let path: String
     let state: ForecastState
     let logger: Logger
-    let eventLoopGroup: any EventLoopGroup
+    /// The one event loop that accepts and serves every connection (chosen once, so that `status` can wait
+    /// for it: ``settledCounts()``).
+    let loop: any EventLoop
     let options: Options
     /// Every admitted connection, and the rules for who gets a place.
     let connections: SocketConnections
@@ -63,7 +67,7 @@ public struct SocketService: Service, CustomStringConvertible {
         self.path = path
         self.state = state
         self.logger = logger
-        self.eventLoopGroup = eventLoopGroup
+        self.loop = eventLoopGroup.next()
         self.options = options
         self.connections = SocketConnections(maxClients: options.maxClients)
     }
@@ -76,6 +80,15 @@ public struct SocketService: Service, CustomStringConvertible {
 
     /// Clients connected now, and how many of them watch (open connections only).
     public var counts: (connected: Int, watching: Int) { connections.counts }
+
+    /// The counts once the event loop has handled everything the kernel told it before now: a client that
+    /// closed just before `status` was asked is then no longer counted. (The loop handles its ready
+    /// descriptors in a batch, then the tasks given it: a close in the batch that brought the `status`
+    /// request, which the task answering it could otherwise overtake from another thread, is handled first.)
+    func settledCounts() async -> (connected: Int, watching: Int) {
+        try? await loop.submit {}.get()
+        return counts
+    }
 
     public func run() async throws {
         // Only a listening Unix stream socket can be served; the daemon picks one (`Daemon.run`).
@@ -95,10 +108,9 @@ public struct SocketService: Service, CustomStringConvertible {
         let firstRequestTimeout = options.firstRequestTimeout
         let connections = self.connections
         let published = state.published
-        // One event loop accepts and serves: a connection then never hops to another thread between
+        // One event loop accepts and serves (`loop`): a connection then never hops to another thread between
         // being accepted and being answered, which is most of a short round trip's cost (measured in
         // docs/performance.md). A status-bar workload fits one loop many times over.
-        let loop = eventLoopGroup.next()
         // Connections that need more than the event loop's answers (a request it passes on) are
         // handed over here, wrapped for the async side at that moment. Most bar scripts connect, read
         // the greeting, ask `report` and leave: they never cost a task.

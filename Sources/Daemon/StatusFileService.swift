@@ -61,27 +61,39 @@ struct StatusFileWriter {
     }
 }
 
-/// Writes every new report to the status file (`[output] status_file`) as its JSON line.
+/// Writes every new report to the status file (`[output] status_file`) as its JSON line, stamped with when it
+/// was written, how long it holds and which process wrote it (``StatusFileStamp``); writes it again before
+/// it stops holding, changed or not; and keeps `forecastd.pid` beside it while the daemon runs.
+///
+/// A reader that finds the daemon's socket silent (forecastctl; a bar through it) knows from the stamp
+/// whether the weather in the file is still true: the process that wrote it is gone (stopped, killed,
+/// crashed) or the time it holds has passed (the daemon is wedged). The pid file is for bars that can only
+/// ask whether a pid runs (i3status's `run_watch`).
 public struct StatusFileService: Service, CustomStringConvertible {
     let path: String
     let socketGroup: String?
     let state: ForecastState
     let logger: Logger
     let published: (@Sendable () -> Void)?
+    /// How long the file holds after each write.
+    let hold: Duration
 
     /// - Parameters:
     ///   - socketGroup: `output.socket_group`: the file is readable by that group as the socket is
     ///     (mode 0640), else by its owner only (0600).
+    ///   - hold: how long the file holds after each write; it is written again a fifteenth of that earlier
+    ///     (one minute of the real fifteen), whether or not the report changed.
     ///   - published: called once the first report has been written (or failed to be: the daemon
     ///     runs without its status file, says why in the log and in the report's errors).
     public init(
         path: String, socketGroup: String? = nil, state: ForecastState, logger: Logger,
-        published: (@Sendable () -> Void)? = nil
+        hold: Duration = .seconds(DaemonIntervals.real.statusFileHold), published: (@Sendable () -> Void)? = nil
     ) {
         self.path = path
         self.socketGroup = socketGroup
         self.state = state
         self.logger = logger
+        self.hold = hold
         self.published = published
     }
 
@@ -91,37 +103,84 @@ public struct StatusFileService: Service, CustomStringConvertible {
     /// report may not change for a while after the disk is freed, and the file must not stay old.
     static let retryDelay: Duration = .seconds(30)
 
+    /// `forecastd.pid`, in the status file's directory.
+    static func pidFilePath(statusFile: String) -> String {
+        URL(fileURLWithPath: statusFile).deletingLastPathComponent().appendingPathComponent("forecastd.pid").path
+    }
+
+    /// The report as the status file holds it: its JSON line with the stamp of this write.
+    static func stamped(_ report: Report, by writer: ProcessIdentity, at now: Date, hold: Duration) -> String {
+        var report = report
+        let seconds = Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18
+        report.written = StatusFileStamp(
+            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(seconds)),
+            pid: writer.pid, processStart: writer.start, bootId: writer.bootID)
+        return ReportJSON.line(report)
+    }
+
     public func run() async throws {
         var writer = StatusFileWriter(path: path, access: StatusFileWriter.access(socketGroup: socketGroup))
+        let identity = ProcessIdentity.current()
+        let pidFile = PidFile(path: Self.pidFilePath(statusFile: path), identity: identity, logger: logger)
+        pidFile.write()
+        defer { pidFile.remove() }
         var first = true
-        // A new report, or the retry after a failed write: either means "write the report now".
+        // A new report, the retry after a failed write, or the rewrite before the file stops holding: each
+        // means "write the report now".
         let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let reports = Task { [state] in
             for await _ in state.published.updates() { continuation.yield() }
             continuation.finish()
         }
-        var retry: Task<Void, Never>?
+        var again: Task<Void, Never>?
         defer {
             reports.cancel()
-            retry?.cancel()
+            again?.cancel()
         }
+        let rewrite = hold - hold / 15
         for await _ in attempts.cancelOnGracefulShutdown() {
-            // The newest published line, encoded once for every reader (the socket answers the same).
-            let problem = writer.write(state.published.value.line, logger: logger)
+            // The newest published report, stamped for this write.
+            let text = Self.stamped(state.published.value.report, by: identity, at: Date(), hold: hold)
+            let problem = writer.write(text, logger: logger)
             await state.setStorageProblem("status file " + path, message: problem)
-            retry?.cancel()
-            retry = nil
-            if problem != nil {
-                retry = Task {
-                    try? await Task.sleep(for: Self.retryDelay)
-                    if !Task.isCancelled { continuation.yield() }
-                }
+            again?.cancel()
+            let delay = problem == nil ? rewrite : Self.retryDelay
+            again = Task {
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { continuation.yield() }
             }
             if first {
                 first = false
                 published?()
             }
         }
+    }
+}
+
+/// `forecastd.pid`: the daemon's process id, for bars that can only ask whether a pid runs (i3status's
+/// `run_watch`). Written at start, removed at a graceful stop when it still names this process; a killed
+/// daemon leaves it behind, naming a process that is gone.
+struct PidFile {
+    let path: String
+    let identity: ProcessIdentity
+    let logger: Logger
+
+    func write() {
+        do {
+            try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            try AtomicFile.write(Array("\(identity.pid)\n".utf8), to: path, mode: 0o644)
+        } catch {
+            logger.warning(
+                "Cannot write the pid file; a bar that asks it whether forecastd runs will say it does not.",
+                metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    func remove() {
+        guard let data = FileManager.default.contents(atPath: path),
+            Int32(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) == identity.pid
+        else { return }
+        unlink(path)
     }
 }
 
@@ -147,11 +206,12 @@ public struct StatusFilesService: Service, CustomStringConvertible {
         // `emoji` is the setting's default; tmux then keeps its own width-safe default.
         let icons = file.format == .tmux && file.icons == .emoji ? nil : file.icons
         let template = file.template.isEmpty ? nil : try? Template(file.template)
+        // A file's text stays as written until the next report: times, never ages ("stale since 12:22").
         return Renderer.render(
             report, as: file.format,
             options: RenderOptions(
                 icons: icons, template: template, hotCelsius: display.hotCelsius, coldCelsius: display.coldCelsius,
-                phrases: display.phrases(logger: logger)))
+                phrases: display.phrases(logger: logger), lasting: true))
     }
 
     public func run() async {

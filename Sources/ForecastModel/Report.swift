@@ -44,6 +44,9 @@ public struct Report: Sendable, Hashable, Codable {
     /// How many more warnings are in force at the position than `warnings` lists (the least severe, beyond
     /// the report's bound); absent when none.
     public var warningsOmitted: Int?
+    /// Who wrote this copy of the report to a status file, when, and until when it holds; present in the
+    /// status file only (the socket's answers are the report as it is now).
+    public var written: StatusFileStamp?
 
     public init(
         schema: Int = Report.schemaVersion, updatedAt: String, stale: Bool, ageSeconds: Int?, status: ReportStatus,
@@ -86,6 +89,32 @@ public struct Report: Sendable, Hashable, Codable {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
+    }
+}
+
+/// What a status file says about itself, so that a reader knows whether it still holds: the daemon writes
+/// the file again by `validUntil` at the latest while it runs (and on every change before that), and the
+/// process that wrote it is named by its id and the time it started, which no later process with the same id
+/// shares.
+public struct StatusFileStamp: Sendable, Hashable, Codable {
+    /// When the file was written (RFC 3339, UTC).
+    public var at: String
+    /// When it stops holding (RFC 3339, UTC): a reader after this time, the daemon not having written it
+    /// again, marks the weather stale.
+    public var validUntil: String
+    /// The id of the daemon's process.
+    public var pid: Int32
+    /// When that process started, in clock ticks after boot (`/proc/PID/stat`, field 22), when known.
+    public var processStart: UInt64?
+    /// The boot it started in (`/proc/sys/kernel/random/boot_id`), when known.
+    public var bootId: String?
+
+    public init(at: String, validUntil: String, pid: Int32, processStart: UInt64?, bootId: String?) {
+        self.at = at
+        self.validUntil = validUntil
+        self.pid = pid
+        self.processStart = processStart
+        self.bootId = bootId
     }
 }
 

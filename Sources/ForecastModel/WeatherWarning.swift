@@ -165,15 +165,18 @@ public struct WeatherWarning: Sendable, Hashable, Codable {
     }
 }
 
-/// How bad a warning is, in CAP's four levels. Raw values are stable identifiers.
-///
-/// CAP's `Unknown` has no level of its own here: sources that send it are read as ``minor``.
+/// How bad a warning is, in CAP's four levels, or CAP's `Unknown` when the source does not say. Raw values
+/// are stable identifiers.
 public enum WarningSeverity: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// CAP `Unknown`: the source gives no level (NWS does for some statements). Shown as unknown, below
+    /// minor: never coloured, never read as a level it was not given.
+    case unknown
     case minor, moderate, severe, extreme
 
-    /// 1 (minor) to 4 (extreme), for ordering and thresholds.
+    /// 0 (unknown), then 1 (minor) to 4 (extreme), for ordering and thresholds.
     public var rank: Int {
         switch self {
+        case .unknown: 0
         case .minor: 1
         case .moderate: 2
         case .severe: 3
@@ -183,7 +186,7 @@ public enum WarningSeverity: String, Sendable, Hashable, Codable, CaseIterable, 
 
     public static func < (lhs: WarningSeverity, rhs: WarningSeverity) -> Bool { lhs.rank < rhs.rank }
 
-    /// The level for a CAP `severity` value (any case); nil for `Unknown` and anything else.
+    /// The level for a CAP `severity` value (any case), ``unknown`` for `Unknown`; nil for anything else.
     public init?(cap text: String?) {
         guard let text = text?.trimmingCharacters(in: .whitespaces).lowercased() else { return nil }
         self.init(rawValue: text)

@@ -114,7 +114,7 @@ public enum NotificationContent {
 
     static func urgency(_ severity: WarningSeverity) -> Urgency {
         switch severity {
-        case .minor: .low
+        case .unknown, .minor: .low
         case .moderate: .normal
         case .severe, .extreme: .critical
         }

@@ -45,6 +45,30 @@ enum Escape {
         text.replacingOccurrences(of: "#", with: "##")
     }
 
+    /// Text for polybar with each run of colour emoji in `%{T2}…%{T-}`: polybar's second font (`font-1`), the
+    /// colour emoji font the polybar snippet names. polybar takes each character from the first of the bar's
+    /// fonts that has it, and ignores U+FE0F: DejaVu Sans, the text font, has `☀` and `☁` (the commonest icons)
+    /// and would draw them small and black and white. With no `font-1`, or one without the character,
+    /// polybar falls back to its fonts in order, as without the tag.
+    static func polybarEmoji(_ text: String) -> String {
+        var out = ""
+        var inEmoji = false
+        for character in text {
+            let emoji = isColourEmoji(character)
+            if emoji != inEmoji { out += emoji ? "%{T2}" : "%{T-}" }
+            inEmoji = emoji
+            out.append(character)
+        }
+        return inEmoji ? out + "%{T-}" : out
+    }
+
+    /// Whether a colour emoji font draws the character: emoji presentation by default, or asked for with
+    /// U+FE0F (`☁️`); not digits, `#` or `*`, nor a text-default symbol such as `⚠` that takes the text colour.
+    static func isColourEmoji(_ character: Character) -> Bool {
+        guard let first = character.unicodeScalars.first, first.value > 0x7F, first.properties.isEmoji else { return false }
+        return first.properties.isEmojiPresentation || character.unicodeScalars.contains { $0.value == 0xFE0F }
+    }
+
     /// One line: line breaks (which would split a bar's line-based protocol) become spaces.
     static func oneLine(_ text: String) -> String {
         String(text.map { $0.isNewline ? " " : $0 })

@@ -60,7 +60,8 @@ public enum ForecastTable {
         let translation = facts.phrases.translation
         var parts: [String] = []
         if let condition = facts.condition {
-            parts.append([facts.glyph, facts.conditionName(condition)].compactMap { $0 }.joined(separator: " "))
+            let name = facts.conditionName(condition)
+            parts.append(facts.glyph.map { $0 + TextWidth.spacer(after: $0) + name } ?? name)
         }
         if let t = facts.temperature { parts.append(facts.number(t, places: 1) + units.temperature) }
         if let feels = facts.feelsText {
@@ -116,7 +117,10 @@ public enum ForecastTable {
         let showRain = rows.contains { $0.rain != "–" }
         let showWind = rows.contains { $0.wind != "–" }
         let dayWidth = widest(rows.map(\.day), header("Day"))
-        let iconWidth = max(2, widest(rows.map(\.icon), ""))
+        // An icon that terminals disagree on gets a cell more, which the ones that advance it one cell draw
+        // it over (``TextWidth/spacer(after:)``).
+        let iconWidth = max(
+            2, rows.map { TextWidth.columns($0.icon) + TextWidth.spacer(after: $0.icon).count - 1 }.max() ?? 0)
         var conditionWidth = widest(rows.map(\.condition), "")
         let lowWidth = widest(rows.map(\.low), header("Low"))
         let highWidth = widest(rows.map(\.high), header("High"))

@@ -5,10 +5,14 @@ import Foundation
 public enum HumanSummary {
     /// Renders a report for a terminal. `now` is used to say how old the data is and which warnings are
     /// still in force; `phrases` words the warnings, the rain to come and the air.
-    public static func render(_ report: Report, now: Date = Date(), phrases: Phrases = .english) -> String {
+    /// `absence` says why nothing keeps the report up to date, when the reader knows (it read the status file
+    /// of a daemon that is gone): said under the forecast's age.
+    public static func render(
+        _ report: Report, now: Date = Date(), phrases: Phrases = .english, absence: DaemonAbsence? = nil
+    ) -> String {
         var lines: [String] = []
         let units = report.units
-        let facts = ReportFacts(report, options: RenderOptions(now: now, phrases: phrases), icons: .emoji)
+        let facts = ReportFacts(report, options: RenderOptions(now: now, phrases: phrases, absence: absence), icons: .emoji)
         let translation = phrases.translation
 
         // Where.
@@ -21,12 +25,12 @@ public enum HumanSummary {
                     "near {place} ({distance} km)", context: nil,
                     ["place": line, "distance": phrases.number(formatNumber(place.distanceKm, places: 0))])
             }
-            lines.append(line + locationSuffix(report.location))
+            lines.append(line + locationSuffix(report.location, phrases))
         } else if let location = report.location {
             lines.append(
                 // With a decimal comma, a comma between the two would be ambiguous.
                 number(location.latitude, 4) + (phrases.number(".") == "." ? ", " : "; ") + number(location.longitude, 4)
-                    + locationSuffix(location))
+                    + locationSuffix(location, phrases))
         }
 
         // Warnings first: they matter most.
@@ -39,7 +43,7 @@ public enum HumanSummary {
             if let current = report.current {
                 var now: [String] = []
                 if let condition = current.condition {
-                    now.append("\(condition.emoji) \(phrases.condition(condition))")
+                    now.append(condition.emoji + TextWidth.spacer(after: condition.emoji) + phrases.condition(condition))
                 }
                 if let t = current.temperature {
                     var temp = "\(number(t, 1)) \(units.temperature)"
@@ -82,6 +86,7 @@ public enum HumanSummary {
             if report.stale { line += " " + translation.text("(stale)", context: "bar") }
             lines.append(line)
         }
+        if let absence = facts.absenceSentence { lines.append(absence) }
 
         // The next days.
         if !report.daily.isEmpty {
@@ -106,11 +111,25 @@ public enum HumanSummary {
         func number(_ value: Double, _ places: Int) -> String { phrases.number(formatNumber(value, places: places)) }
     }
 
-    private static func locationSuffix(_ location: ReportLocation?) -> String {
+    private static func locationSuffix(_ location: ReportLocation?, _ phrases: Phrases) -> String {
         guard let location else { return "" }
-        var parts = [location.source]
+        var parts = [sourceLabel(location.source, phrases)]
         if let accuracy = location.accuracyM { parts.append("±\(formatNumber(accuracy, places: 0)) m") }
         return " [" + parts.joined(separator: ", ") + "]"
+    }
+
+    /// `pinned`, `gpsd`: where the position comes from (`location.source`), in the language; a source this
+    /// version does not know as the report names it.
+    static func sourceLabel(_ source: String, _ phrases: Phrases) -> String {
+        let translation = phrases.translation
+        return switch source {
+        case "gpsd": translation.text("gpsd", context: "location source")
+        case "static_file": translation.text("static file", context: "location source")
+        case "ip": translation.text("IP", context: "location source")
+        case "pinned": translation.text("pinned", context: "location source")
+        case "city": translation.text("listed city", context: "location source")
+        default: source
+        }
     }
 
     /// Formats a number with a fixed number of decimals and no "-0".

@@ -40,6 +40,16 @@ extension IconSet {
         }
     }
 
+    /// What goes before "no data" when a bar has nothing to show at all (no daemon, no status file): a glyph
+    /// the bar's colour can grey, or none. Colour emoji ignore the colour (`❔` is the brightest thing in a
+    /// grey module), so the emoji sets have none; the Nerd Font's "not available" is a plain font glyph.
+    public var noDataGlyph: String? {
+        switch self {
+        case .nerd: "\u{E374}"  // nf-weather-na
+        case .emoji, .emojiSafe, .text: nil
+        }
+    }
+
     /// The glyph that goes with a short state text when there is no weather to show.
     func stateGlyph(_ status: ReportStatus) -> String? {
         switch (self, status) {

@@ -23,11 +23,19 @@ public struct RenderOptions: Sendable {
     public var now: Date
     /// The language: every word, and the decimal separator of every number (the JSON report has neither).
     public var phrases: Phrases
+    /// Whether the text stays on show after it is rendered (a status file, a watched bar line): it then says
+    /// when the forecast was fetched (`stale since 12:22`), never how long ago, which would freeze there.
+    public var lasting: Bool
+    /// Why nothing keeps the report up to date, when the reader knows (it read the status file of a daemon
+    /// that is gone): tooltips and summaries say so.
+    public var absence: DaemonAbsence?
 
     public init(
         icons: IconSet? = nil, template: Template? = nil, hotCelsius: Double = 30, coldCelsius: Double = 0,
-        now: Date = Date(), phrases: Phrases = .english
+        now: Date = Date(), phrases: Phrases = .english, lasting: Bool = false, absence: DaemonAbsence? = nil
     ) {
+        self.lasting = lasting
+        self.absence = absence
         self.phrases = phrases
         self.icons = icons
         self.template = template
@@ -35,6 +43,14 @@ public struct RenderOptions: Sendable {
         self.coldCelsius = coldCelsius
         self.now = now
     }
+}
+
+/// Why a report read from a status file is no longer kept up to date.
+public enum DaemonAbsence: Sendable, Hashable {
+    /// The daemon that wrote it is not running (stopped, killed, crashed).
+    case notRunning
+    /// It runs, but has not written the file for longer than it promised, and does not answer.
+    case notAnswering
 }
 
 /// Colours the line formats use, as `#rrggbb`.
@@ -59,7 +75,7 @@ public enum BarColor {
     /// The colour of a warning of `severity`; minor warnings (CAP: minimal threat) have none.
     public static func warning(_ severity: WarningSeverity) -> String? {
         switch severity {
-        case .minor: nil
+        case .unknown, .minor: nil
         case .moderate: moderateWarning
         case .severe: severeWarning
         case .extreme: extremeWarning
@@ -144,6 +160,7 @@ public enum Renderer {
 
         guard report.status == .ok else {
             lines.append(Escape.pango(facts.stateSentence))
+            if let absence = facts.absenceSentence { lines.append(Escape.pango(absence)) }
             lines += airLines(facts)
             lines += report.errors.map { "⚠ " + Escape.pango($0.text(phrases: phrases)) }
             return lines.joined(separator: "\n")
@@ -175,8 +192,13 @@ public enum Renderer {
             var stale =
                 facts.fetchedClock.map { translation.text("Stale: forecast from {time}", context: nil, ["time": $0]) }
                 ?? translation.text("Stale: forecast from an earlier fetch")
-            if let age = facts.ageSeconds { stale += " (" + phrases.durationAgo(phrases.duration(age)) + ")" }
+            if let age = facts.ageSeconds, !facts.options.lasting {
+                stale += " (" + phrases.durationAgo(phrases.duration(age)) + ")"
+            }
             lines.append("<span color=\"\(BarColor.stale)\">" + Escape.pango(stale) + "</span>")
+            if let absence = facts.absenceSentence {
+                lines.append("<span color=\"\(BarColor.stale)\">" + Escape.pango(absence) + "</span>")
+            }
         }
 
         // Every third hour of the next 24, so the tooltip stays short.
@@ -284,7 +306,7 @@ public enum Renderer {
     }
 
     private static func polybar(_ facts: ReportFacts) -> String {
-        let text = Escape.oneLine(facts.barText + facts.warningSuffix)
+        let text = Escape.polybarEmoji(Escape.oneLine(facts.barText + facts.warningSuffix))
         guard let color = color(facts) else { return text }
         return "%{F" + color + "}" + text + "%{F-}"
     }

@@ -217,12 +217,27 @@ struct ReportFacts {
 
     var staleMark: String { report.status == .ok && report.stale ? "*" : "" }
 
-    /// ` (stale 3 h)` after a long text, empty when fresh.
+    /// ` (stale 3 h)` after a long text, empty when fresh; ` (stale since 12:22)` in a text that stays on show,
+    /// where an age would freeze.
     var staleSuffix: String {
         guard report.status == .ok, report.stale else { return "" }
         let translation = options.phrases.translation
+        if options.lasting {
+            guard let clock = fetchedClock else { return " " + translation.text("(stale)", context: "bar") }
+            return " " + translation.text("(stale since {time})", context: "bar", ["time": clock])
+        }
         guard let age = ageSeconds else { return " " + translation.text("(stale)", context: "bar") }
         return " " + translation.text("(stale {duration})", context: "bar", ["duration": options.phrases.duration(age)])
+    }
+
+    /// Why nothing keeps the report up to date, when the reader knows: `forecastd is not running`.
+    var absenceSentence: String? {
+        let translation = options.phrases.translation
+        return switch options.absence {
+        case nil: nil
+        case .notRunning: translation.text("forecastd is not running", context: "absence")
+        case .notAnswering: translation.text("forecastd is not answering", context: "absence")
+        }
     }
 }
 

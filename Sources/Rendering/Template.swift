@@ -188,7 +188,11 @@ public struct Template: Sendable, Hashable {
             case .timezone: return report.place?.timezone
             case .high: return facts.highText
             case .low: return facts.lowText
-            case .updatedAgo: return facts.report.provider == nil ? nil : facts.ageSeconds.map(facts.phrases.duration)
+            case .updatedAgo:
+                guard facts.report.provider != nil else { return nil }
+                // Where the text stays on show, the time it was fetched rather than an age that would freeze.
+                if facts.options.lasting { return facts.fetchedClock }
+                return facts.ageSeconds.map(facts.phrases.duration)
             case .source: return report.location?.source
             case .status: return report.status.rawValue
             case .stale: return facts.staleMark

@@ -9,6 +9,18 @@ public enum TextWidth {
         text.reduce(0) { $0 + columns(of: $1) }
     }
 
+    /// The space between an icon and the words after it in a terminal: one, or two after an emoji made of a
+    /// text-default character and U+FE0F (`☁️`, `🌧️`). Terminals disagree on those: most draw and advance two
+    /// cells, some (foot, older VTE, xterm) advance one (wcwidth's count) while drawing two, so the icon
+    /// covers the next cell. The second space is then what it covers; elsewhere it is one blank more. Icons
+    /// that are emoji by default (`⛅`, `🌙`) are two cells everywhere and get one space.
+    public static func spacer(after icon: String) -> String {
+        guard let last = icon.last, last.unicodeScalars.contains(where: { $0.value == 0xFE0F }),
+            let first = last.unicodeScalars.first, !first.properties.isEmojiPresentation, !isEastAsianWide(first.value)
+        else { return " " }
+        return "  "
+    }
+
     static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }

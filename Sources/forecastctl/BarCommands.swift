@@ -43,13 +43,15 @@ struct FormatOptions: ParsableArguments {
         ReportOptions(format: format, icons: icons, template: template, city: city)
     }
 
-    /// What a bar shows when there is no daemon and no status file: a neutral "no data" glyph (the
-    /// icon set's unknown glyph, never a sky condition), grey, class `unavailable`; never empty, never
-    /// an exit code that would hide the module. Every line of the format (three for i3blocks).
+    /// What a bar shows when there is no daemon and no status file: a neutral "no data" (with the icon set's
+    /// ``IconSet/noDataGlyph``, one the bar's grey can colour, or none; never a sky condition), grey, class
+    /// `unavailable`; never empty, never an exit code that would hide the module. Every line of the format
+    /// (three for i3blocks).
     func unavailableLine(_ reason: String, phrases: Phrases = .english) -> String {
         let format = format ?? .text
-        let glyph = (icons ?? format.defaultIcons).unknownGlyph
-        let text = glyph + " " + phrases.translation.text("no data", context: "bar")
+        let words = phrases.translation.text("no data", context: "bar")
+        let glyph = (icons ?? format.defaultIcons).noDataGlyph
+        let text = glyph.map { $0 + " " + words } ?? words
         func json(_ object: [String: Any]) -> String {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return String(decoding: data, as: UTF8.self)
@@ -57,9 +59,9 @@ struct FormatOptions: ParsableArguments {
         switch format {
         case .json: return ControlReply.error(ControlErrorMessage(message: reason)).line
         case .waybar: return json(["text": text, "alt": "unavailable", "tooltip": reason, "class": ["unavailable"]])
-        case .i3statusRust: return json(["icon": "", "state": "Idle", "text": text, "short_text": glyph])
+        case .i3statusRust: return json(["icon": "", "state": "Idle", "text": text, "short_text": glyph ?? words])
         case .polybar: return "%{F\(BarColor.stale)}\(text)%{F-}"
-        case .i3blocks: return "\(text)\n\(glyph)\n\(BarColor.stale)"
+        case .i3blocks: return "\(text)\n\(glyph ?? words)\n\(BarColor.stale)"
         default: return text
         }
     }
@@ -71,10 +73,13 @@ struct Watch: ParsableCommand {
         discussion: """
             For bars that read a command's output continuously (Waybar `exec` without `interval`, i3blocks \
             `interval=persist`, polybar `tail = true`). --city shows one listed city; --rotate N shows here and \
-            each listed city in turn, N seconds each. When the daemon is not running or goes away, the last \
-            report it wrote to its status file is shown, marked stale (with --rotate, here and each city in \
-            it in turn), and followed (inotify) until the daemon's socket is back; with no status file \
-            either, a neutral "no data" line. It never exits with an error a bar would hide the module for.
+            each listed city in turn, N seconds each. A line follows a change of the report, and of the \
+            [display] settings (language, icons, thresholds). When the daemon is not running or goes away, the \
+            last report it wrote to its status file is shown (with --rotate, here and each city in it in \
+            turn), marked stale once it no longer holds (the daemon is gone, or the file's time has passed), \
+            and followed (inotify) until the daemon's socket is back; with no status file either, a neutral \
+            "no data" line. Lines say times, not ages ("stale since 12:22"): they stay on show. It never exits \
+            with an error a bar would hide the module for.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -130,11 +135,17 @@ struct Watch: ParsableCommand {
                     guard show(line) else { return }
                 }
             } catch let error as ControlClientError {
-                // The daemon is away: its last report, marked stale, until its socket is back.
+                // The daemon is away: its last report, marked stale once it no longer holds, until its socket
+                // is back. The line stays on show: times, not ages. The settings are read again: the language,
+                // icons or thresholds may have changed since the watch started.
                 away.arm()
-                let text = file.read().map { output.render($0, settings) } ?? output.unavailableLine(error.description)
+                let settings = (try? global.loadSettings()) ?? settings
+                let reading = file.read(socketSaysNotRunning: error.daemonNotRunning)
+                let text =
+                    reading.map { output.render($0, settings, lasting: true) }
+                    ?? output.unavailableLine(error.description, phrases: settings.phrases)
                 guard show(text) else { return }
-                _ = away.wait()
+                _ = away.wait(until: reading?.holdsUntil)
             }
         }
     }
@@ -168,20 +179,23 @@ struct Watch: ParsableCommand {
                 }
             } catch let error as ControlClientError {
                 away.arm()
-                let lines = file.rotation().map { firstLine(output.render($0, settings)) }
+                let settings = (try? global.loadSettings()) ?? settings
+                let readings = file.rotation(socketSaysNotRunning: error.daemonNotRunning)
+                let lines = readings.map { firstLine(output.render($0, settings, lasting: true)) }
                 guard lines.count > 1 else {
-                    let line = lines.first ?? firstLine(output.unavailableLine(error.description))
+                    let line =
+                        lines.first ?? firstLine(output.unavailableLine(error.description, phrases: settings.phrases))
                     if line != last {
                         guard writer.emit(line) else { return }
                         last = line
                     }
-                    _ = away.wait()
+                    _ = away.wait(until: readings.first?.holdsUntil)
                     continue
                 }
                 last = nil
                 for line in lines {
                     guard writer.emit(line) else { return }
-                    if away.wait(atMost: .seconds(seconds)) { break }
+                    if away.wait(until: readings.first?.holdsUntil, atMost: .seconds(seconds)) { break }
                 }
             }
         }
@@ -214,8 +228,34 @@ struct Refresh: ParsableCommand {
             guard case .outcome(let reply) = ControlReply(line: answer) else {
                 throw CommandFailure(message: "unexpected answer: \(answer.prefix(200))", exitCode: .requestFailed)
             }
-            guard reply.ok else { throw CommandFailure(message: reply.message, exitCode: .requestFailed) }
-            print(reply.message)
+            let said = Self.say(reply, settings.phrases)
+            guard reply.ok else { throw CommandFailure(message: said, exitCode: .requestFailed) }
+            print(said)
+        }
+    }
+}
+
+extension Refresh {
+    /// The daemon's answer in forecastctl's language, from what it names (`outcome`, `provider`, `error`,
+    /// `retry_at`); its English message when it names nothing this version knows. A provider's error stays
+    /// in the provider's words.
+    static func say(_ reply: ControlAnswer, _ phrases: Phrases) -> String {
+        let translation = phrases.translation
+        switch reply.outcome {
+        case "fetched":
+            return translation.text(
+                "fetched a new forecast from {provider}", context: "forecastctl", ["provider": reply.provider ?? "?"])
+        case "no_position":
+            return translation.text("no position to fetch a forecast for", context: "forecastctl")
+        case "too_soon":
+            // The time as the daemon gives it (RFC 3339, UTC): exact, and with its date.
+            return translation.text(
+                "the last attempt failed moments ago ({problem}); the next one is due at {time}", context: "forecastctl",
+                ["problem": reply.error ?? "", "time": reply.retryAt ?? "?"])
+        case "failed":
+            return translation.text("the fetch failed: {problem}", context: "forecastctl", ["problem": reply.error ?? reply.message])
+        default:
+            return reply.message
         }
     }
 }
@@ -233,43 +273,62 @@ struct ForecastCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try global.loadSettings()
-            let line = try fetchReportLine(
-                socketPath: global.socketPath(settings), statusFile: global.statusFile(settings))
+            let fetched = try fetchReport(
+                socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
+                phrases: settings.phrases)
             let report: Report
             do {
-                report = try ReportJSON.decode(line)
+                report = try ReportJSON.decode(fetched.line)
             } catch {
                 throw CommandFailure(message: "the report is not valid JSON: \(error)", exitCode: .requestFailed)
             }
             print(ForecastTable.render(report, width: terminalWidth(), icons: icons, phrases: settings.phrases))
         }
     }
-
-    private func terminalWidth() -> Int {
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
-    }
 }
 
-/// The report line from the socket, or from the status file when the daemon does not answer for any
-/// reason (not running, refusing, closed mid-answer: said on stderr).
-func fetchReportLine(
-    socketPath: String, statusFile: String, request: ControlRequest = .report(ReportOptions())
-) throws -> String {
+/// The width of the terminal standard output goes to; else `COLUMNS`; else 80.
+func terminalWidth() -> Int {
+    var size = winsize()
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+}
+
+/// The report the socket answers, or, when the daemon does not answer for any reason (not running, refusing,
+/// closed mid-answer), the one in the status file, judged as it is read (``StatusFileReading``: marked stale
+/// when it no longer holds) and said on stderr.
+struct FetchedReport {
+    /// The report line as the daemon published it; from the file, with `stale` as judged.
+    var line: String
+    /// Why the daemon is away, when the report came from the status file and the file says it no longer holds.
+    var absence: DaemonAbsence?
+}
+
+func fetchReport(
+    socketPath: String, statusFile: String, request: ControlRequest = .report(ReportOptions()),
+    phrases: Phrases = .english
+) throws -> FetchedReport {
     do throws(ControlClientError) {
         let client = try ControlClient(socketPath: socketPath)
-        return try client.request(request)
+        return FetchedReport(line: try client.request(request), absence: nil)
     } catch {
-        guard let data = FileManager.default.contents(atPath: statusFile),
-            let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first
-        else {
+        let translation = phrases.translation
+        guard let whole = StatusFileReport.readWhole(statusFile) else {
             throw CommandFailure(
-                message: "\(error.description), and there is no status file at \(statusFile)",
+                message: translation.text(
+                    "{problem}, and there is no status file at {path}", context: "forecastctl",
+                    ["problem": error.description, "path": statusFile]),
                 exitCode: error.daemonNotRunning ? .unavailable : .requestFailed)
         }
-        let why = error.daemonNotRunning ? "forecastd is not running" : "forecastd did not answer (\(error.description))"
-        FileHandle.standardError.write(Data("forecastctl: \(why); showing the last report it wrote to \(statusFile)\n".utf8))
-        return String(line)
+        let reading = StatusFileReading.judge(whole, now: Date(), socketSaysNotRunning: error.daemonNotRunning)
+        let why =
+            error.daemonNotRunning
+            ? translation.text("forecastd is not running", context: "absence")
+            : translation.text("forecastd did not answer ({problem})", context: "forecastctl", ["problem": error.description])
+        note(
+            translation.text(
+                "{why}; showing the last report it wrote to {path}", context: "forecastctl",
+                ["why": why, "path": statusFile]))
+        return FetchedReport(line: ReportJSON.line(reading.report), absence: reading.absence)
     }
 }

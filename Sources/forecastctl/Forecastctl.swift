@@ -146,8 +146,10 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the current report: a short summary, the raw JSON with --json, or a bar's --format.",
         discussion: """
-            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr. \
-            With --format, a bar always gets a line and exit code 0, even when there is nothing to show.
+            When forecastd is not running, the last status file it wrote is shown instead, with a note on stderr, \
+            marked stale with its age counted now (and "forecastd is not running" in the summary and tooltips) \
+            once it no longer holds. With --format, a bar always gets a line and exit code 0, even when there is \
+            nothing to show: bars that run it at an interval (i3blocks, tmux, conky) see a killed daemon within one.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -158,23 +160,32 @@ struct Status: ParsableCommand {
 
     func run() throws {
         if let format = output.format {
-            // For bars: the daemon renders; without it, the status file is rendered here (marked stale).
+            // For bars: the daemon renders; without it, the status file is rendered here (judged as it is read).
             let settings = (try? global.loadSettings()) ?? Settings.defaults(isSystemService: false)
             let socket = global.socketPath(settings)
-            if format.lineCount > 1 {
-                // The socket sends the first line of a multi-line format (what a persistent block
-                // reads): take the daemon's report and render every line here, with the daemon's options.
-                let request = ControlRequest.report(ReportOptions(city: output.city))
-                if let line = try? ControlClient(socketPath: socket).request(request), let report = try? ReportJSON.decode(line) {
-                    print(output.render(report, settings))
+            var notRunning = false
+            do throws(ControlClientError) {
+                if format.lineCount > 1 {
+                    // The socket sends the first line of a multi-line format (what a persistent block
+                    // reads): take the daemon's report and render every line here, with the daemon's options.
+                    let request = ControlRequest.report(ReportOptions(city: output.city))
+                    let line = try ControlClient(socketPath: socket).request(request)
+                    if let report = try? ReportJSON.decode(line) {
+                        print(output.render(report, settings))
+                        return
+                    }
+                } else {
+                    print(try ControlClient(socketPath: socket).request(.report(output.reportOptions)))
                     return
                 }
-            } else if let line = try? ControlClient(socketPath: socket).request(.report(output.reportOptions)) {
-                print(line)
-                return
+            } catch {
+                notRunning = error.daemonNotRunning
             }
-            if let report = StatusFileReport(path: global.statusFile(settings), city: output.city).read() {
-                print(output.render(report, settings))
+            // Read now, so ages are counted to now; "forecastd is not running" in the tooltip when that is why.
+            if let reading = StatusFileReport(path: global.statusFile(settings), city: output.city).read(
+                socketSaysNotRunning: notRunning)
+            {
+                print(output.render(reading, settings))
                 return
             }
             print(
@@ -186,9 +197,10 @@ struct Status: ParsableCommand {
         }
         try reportingFailures {
             let settings = try global.loadSettings()
-            var line = try fetchReportLine(
+            let fetched = try fetchReport(
                 socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
-                request: .report(output.reportOptions))
+                request: .report(output.reportOptions), phrases: settings.phrases)
+            var line = fetched.line
             if case .error(let error) = ControlReply(line: line) {
                 throw CommandFailure(message: error.message, exitCode: .usage)
             }
@@ -211,7 +223,7 @@ struct Status: ParsableCommand {
                 print(line)
                 return
             }
-            print(HumanSummary.render(report, phrases: settings.phrases))
+            print(HumanSummary.render(report, phrases: settings.phrases, absence: fetched.absence))
         }
     }
 }

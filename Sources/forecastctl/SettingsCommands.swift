@@ -286,24 +286,44 @@ func editSettings(
 func afterEdit(_ edit: SettingsFileEdit, _ global: GlobalOptions) {
     edit.warnings.forEach { warn($0.description) }
     if edit.written {
-        askDaemonToReload(socketPath: global.socketPath(edit.settings))
+        askDaemonToReload(socketPath: global.socketPath(edit.settings), phrases: edit.settings.phrases)
     }
 }
 
-/// Sends `reload` to a running daemon; a daemon that is not running reads the file when it starts.
-func askDaemonToReload(socketPath: String) {
+/// Sends `reload` to a running daemon, so the edit is in force when the command returns; a daemon that is not
+/// running reads the file when it starts. Says only what the lines of the edit did not: keys that wait for
+/// a restart, a refusal, a daemon that could not be asked. (The daemon follows the file itself and has
+/// often applied the edit before it is asked: "nothing changed" then says nothing the user needs.)
+func askDaemonToReload(socketPath: String, phrases: Phrases = .english) {
+    let translation = phrases.translation
     do {
         let client = try ControlClient(socketPath: socketPath, timeout: .seconds(5))
         switch ControlReply(line: try client.request(.reload)) {
-        case .error(let error): note("forecastd did not reload (\(error.message)); it follows the file by itself")
-        case .outcome(let outcome): note("forecastd: \(outcome.message)")
-        case .version, .status, .locate, .report: note("forecastd reloaded its settings")
+        case .error(let error):
+            note(
+                translation.text(
+                    "forecastd did not reload ({problem}); it follows the file by itself", context: "forecastctl",
+                    ["problem": error.message]))
+        case .outcome(let outcome):
+            if !outcome.ok || outcome.changed == nil {
+                // Refused (the file is invalid after all), or a daemon that does not say what changed.
+                note("forecastd: \(outcome.message)")
+            } else if let waiting = outcome.waitingForRestart, !waiting.isEmpty {
+                note(
+                    translation.text(
+                        "read when forecastd starts, so in force after a restart: {keys}", context: "forecastctl",
+                        ["keys": waiting.joined(separator: ", ")]))
+            }
+        case .version, .status, .locate, .report:
+            break
         }
     } catch {
         if error.daemonNotRunning {
-            note("the daemon is not running; it will read the change when it starts")
+            note(translation.text("the daemon is not running; it will read the change when it starts", context: "forecastctl"))
         } else {
-            note("could not ask forecastd to reload: \(error.description)")
+            note(
+                translation.text(
+                    "could not ask forecastd to reload: {problem}", context: "forecastctl", ["problem": error.description]))
         }
     }
 }

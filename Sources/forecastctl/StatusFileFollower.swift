@@ -1,4 +1,5 @@
 import Control
+import FileStore
 import ForecastModel
 import Foundation
 import Rendering
@@ -8,54 +9,117 @@ import Settings
     import Glibc
 #endif
 
-/// What a bar shows from the status file when the daemon does not answer: the last report it wrote,
-/// marked stale (nothing refreshes it now), rendered here exactly as the daemon renders it.
+/// The report in the status file, judged as it is read: whether it still holds, and if not, why.
+struct StatusFileReading {
+    /// The whole report (here's, with the listed cities), marked stale when it no longer holds.
+    var report: Report
+    /// Why nothing keeps it up to date, when the file says (its writer is gone, or has not written it
+    /// again in time).
+    var absence: DaemonAbsence?
+    /// While it holds: when it stops holding unless the daemon writes it again first.
+    var holdsUntil: Date?
+
+    /// Judges a report read from a status file at `now`, when the daemon's socket did not answer.
+    ///
+    /// How a reader knows the daemon is gone: first by its socket, which is how it came to read the file: no
+    /// socket, or no one listening on it (`socketSaysNotRunning`), is a daemon that stopped or died (a
+    /// stopping daemon closes its socket before anything else). When the socket is there but did not answer
+    /// (no place left, too slow, closed mid-answer) or a reader's settings name another socket, the file says
+    /// itself (``StatusFileStamp``): the process that wrote it, by its id and start time (an id alone could
+    /// be another process's by then), and how long it holds, for a daemon that runs but no longer writes
+    /// (wedged, SIGSTOP). While that process runs and that time has not passed, the weather is what the daemon
+    /// published; otherwise it is marked stale and `absence` says why. A file without a stamp (an older
+    /// daemon's) is stale.
+    static func judge(
+        _ report: Report, now: Date, socketSaysNotRunning: Bool,
+        isRunning: (ProcessIdentity) -> Bool = { $0.isRunning }
+    ) -> StatusFileReading {
+        if socketSaysNotRunning {
+            return StatusFileReading(report: markedStale(report), absence: .notRunning, holdsUntil: nil)
+        }
+        guard let stamp = report.written else {
+            return StatusFileReading(report: markedStale(report), absence: nil, holdsUntil: nil)
+        }
+        let writer = ProcessIdentity(pid: stamp.pid, start: stamp.processStart, bootID: stamp.bootId)
+        guard isRunning(writer) else {
+            return StatusFileReading(report: markedStale(report), absence: .notRunning, holdsUntil: nil)
+        }
+        guard let until = Timestamps.parseUTC(stamp.validUntil), until > now else {
+            return StatusFileReading(report: markedStale(report), absence: .notAnswering, holdsUntil: nil)
+        }
+        return StatusFileReading(report: report, absence: nil, holdsUntil: until)
+    }
+
+    /// Nothing refreshes a report that no longer holds: one that held data is old now, and so is each
+    /// listed city's.
+    static func markedStale(_ report: Report) -> Report {
+        var report = report
+        if report.status == .ok { report.stale = true }
+        report.cities = report.cities?.map { city in
+            var city = city
+            city.report = markedStale(city.report)
+            return city
+        }
+        return report
+    }
+
+    /// The listed city's report instead of here's, judged the same; nil when the report lists no such city.
+    func city(_ key: String) -> StatusFileReading? {
+        report.city(key).map { StatusFileReading(report: $0.report, absence: absence, holdsUntil: holdsUntil) }
+    }
+}
+
+/// What a bar shows from the status file when the daemon does not answer: the last report it wrote, judged
+/// (``StatusFileReading``), rendered here exactly as the daemon renders it.
 struct StatusFileReport {
     let path: String
     /// A listed city instead of here, when asked.
     let city: String?
 
-    /// The report in the file, marked stale; nil when there is no readable report (or not that city).
-    func read() -> Report? {
-        guard let whole = readWhole() else { return nil }
-        guard let city else { return Self.markedStale(whole) }
-        return whole.city(city).map { Self.markedStale($0.report) }
+    /// The report in the file (or the city's), judged now (``StatusFileReading/judge(_:now:socketSaysNotRunning:isRunning:)``);
+    /// nil when there is no readable report (or not that city).
+    func read(now: Date = Date(), socketSaysNotRunning: Bool) -> StatusFileReading? {
+        guard let whole = Self.readWhole(path) else { return nil }
+        let reading = StatusFileReading.judge(whole, now: now, socketSaysNotRunning: socketSaysNotRunning)
+        guard let city else { return reading }
+        return reading.city(city)
     }
 
-    /// Here's report, then each listed city's, as a rotating bar shows them, each marked stale; empty
-    /// when there is no readable report.
-    func rotation() -> [Report] {
-        guard let whole = readWhole() else { return [] }
-        return ([whole] + (whole.cities ?? []).map(\.report)).map(Self.markedStale)
+    /// Here's report, then each listed city's, as a rotating bar shows them, each judged; empty when there is
+    /// no readable report.
+    func rotation(now: Date = Date(), socketSaysNotRunning: Bool) -> [StatusFileReading] {
+        guard let whole = Self.readWhole(path) else { return [] }
+        let reading = StatusFileReading.judge(whole, now: now, socketSaysNotRunning: socketSaysNotRunning)
+        return [reading] + (reading.report.cities ?? []).compactMap { reading.city($0.id) }
     }
 
-    private func readWhole() -> Report? {
+    static func readWhole(_ path: String) -> Report? {
         guard let data = FileManager.default.contents(atPath: path),
             let text = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
             let whole = try? ReportJSON.decode(text)
         else { return nil }
         return whole
     }
-
-    /// Nothing refreshes a report read from the file: one that held data is old now.
-    private static func markedStale(_ report: Report) -> Report {
-        var report = report
-        if report.status == .ok { report.stale = true }
-        return report
-    }
 }
 
 extension FormatOptions {
-    /// Rendering options as the daemon uses them: the asked icons and template, the thresholds of `[display]`.
-    func renderOptions(_ settings: Settings) -> RenderOptions {
+    /// Rendering options as the daemon uses them: the asked icons and template, the thresholds of `[display]`;
+    /// `lasting` for a line that stays on show (a watcher's), `absence` when the daemon is known to be away.
+    func renderOptions(_ settings: Settings, lasting: Bool = false, absence: DaemonAbsence? = nil) -> RenderOptions {
         RenderOptions(
             icons: icons, template: template.flatMap { try? Template($0) }, hotCelsius: settings.display.hotCelsius,
-            coldCelsius: settings.display.coldCelsius, phrases: settings.phrases)
+            coldCelsius: settings.display.coldCelsius, phrases: settings.phrases, lasting: lasting, absence: absence)
     }
 
     /// Every line of the format (three for i3blocks).
-    func render(_ report: Report, _ settings: Settings) -> String {
-        Renderer.render(report, as: format ?? .text, options: renderOptions(settings))
+    func render(_ report: Report, _ settings: Settings, lasting: Bool = false, absence: DaemonAbsence? = nil) -> String {
+        Renderer.render(
+            report, as: format ?? .text, options: renderOptions(settings, lasting: lasting, absence: absence))
+    }
+
+    /// A report read from the status file, every line of the format.
+    func render(_ reading: StatusFileReading, _ settings: Settings, lasting: Bool = false) -> String {
+        render(reading.report, settings, lasting: lasting, absence: reading.absence)
     }
 }
 
@@ -98,7 +162,9 @@ final class StatusFileFollower {
     /// timeout.
     func wait(timeout: Duration?) -> Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = timeout.map { Int32($0.components.seconds * 1000) } ?? -1
+        let milliseconds =
+            timeout.map { Int32(min($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000, 86_400_000)) }
+            ?? -1
         let ready = poll(&poller, 1, milliseconds)
         guard ready > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 8192)
@@ -110,10 +176,10 @@ final class StatusFileFollower {
 }
 
 /// How a watcher waits while the daemon is away: until the status file or the socket's directory changes
-/// (inotify), at most a minute so that the age a stale report shows stays true, and sooner, with backoff from
-/// 1 s to the minute, while a socket is there that did not serve the watcher (it refused, or it is a
-/// leftover): nothing in the socket's directory changes when such a daemon becomes ready, so inotify cannot
-/// say. No timed loop otherwise.
+/// (inotify), or the file stops holding (its stamp says when), and sooner, with backoff from 1 s to a minute,
+/// while a socket is there that did not serve the watcher (it refused, or it is a leftover): nothing in the
+/// socket's directory changes when such a daemon becomes ready, so inotify cannot say. No timed loop
+/// otherwise: what a watcher shows says times, not ages, so nothing in it goes out of date by itself.
 struct DaemonAwayWait {
     let statusFile: String
     let socket: String
@@ -134,18 +200,22 @@ struct DaemonAwayWait {
         if follower == nil { follower = StatusFileFollower(statusFile: statusFile, socket: socket) }
     }
 
-    /// Waits for a change, or `limit` at most (less while a socket that did not serve is there). True when
-    /// something changed.
-    mutating func wait(atMost limit: Duration = .seconds(60)) -> Bool {
+    /// Waits for a change, or until `until` (nil: no limit), or `limit` at most (less while a socket that did
+    /// not serve is there). True when something changed.
+    mutating func wait(until: Date? = nil, atMost limit: Duration? = nil) -> Bool {
         arm()
         var timeout = limit
+        if let until {
+            let left = Duration.milliseconds(max(0, Int64((until.timeIntervalSinceNow * 1000).rounded(.up))))
+            timeout = timeout.map { min($0, left) } ?? left
+        }
         if FileManager.default.fileExists(atPath: socket) {
-            timeout = min(limit, retry)
+            timeout = timeout.map { min($0, retry) } ?? retry
             retry = min(retry * 2, .seconds(60))
         }
         guard let follower else {
             // No inotify (out of instances): try again a little later rather than never.
-            sleep(UInt32(min(2, max(1, timeout.components.seconds))))
+            sleep(UInt32(min(2, max(1, timeout?.components.seconds ?? 2))))
             return false
         }
         return follower.wait(timeout: timeout)

@@ -12,7 +12,8 @@ struct WarningsCommand: ParsableCommand {
         abstract: "List the official weather warnings in force where you are (or in a listed city).",
         discussion: """
             A table (severity, event, from, until, area, source; local times of the position), then each \
-            warning's headline, description, instruction and page. --json prints the report's `warnings` array \
+            warning's headline, description, instruction ("What to do: …") and page, wrapped to the terminal's \
+            width (COLUMNS, else 80) with their paragraphs kept. --json prints the report's `warnings` array \
             exactly as the daemon publishes it ([] when there is none, or no warnings at all). When forecastd is \
             not running, the last status file it wrote is read instead, with a note on stderr; warnings that \
             have expired since are left out.
@@ -29,8 +30,10 @@ struct WarningsCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try global.loadSettings()
-            let line = try fetchReportLine(
-                socketPath: global.socketPath(settings), statusFile: global.statusFile(settings))
+            let line = try fetchReport(
+                socketPath: global.socketPath(settings), statusFile: global.statusFile(settings),
+                phrases: settings.phrases
+            ).line
             var report: Report
             do {
                 report = try ReportJSON.decode(line)
@@ -48,7 +51,7 @@ struct WarningsCommand: ParsableCommand {
             }
             let now = Date()
             guard json else {
-                print(WarningsTable.render(report, now: now, phrases: settings.phrases))
+                print(WarningsTable.render(report, now: now, phrases: settings.phrases, width: terminalWidth()))
                 return
             }
             let inForce = (report.warnings ?? []).filter { $0.isInForce(at: now) }

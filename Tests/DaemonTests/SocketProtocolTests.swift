@@ -150,6 +150,38 @@ struct SocketProtocolTests {
         }
     }
 
+    @Test("a watcher that stops reading is kept one line behind: when it reads again, a line or two, then the newest")
+    func watcherThatStopsReading() async throws {
+        try await server.withServer { path, state in
+            // A full day of hours, so that a report is about the size of a real one (some 8 KB of JSON).
+            var forecast = snowyForecast()
+            forecast.hourly = (1...30).map { hour in
+                HourlyForecast(
+                    time: Date().addingTimeInterval(Double(hour) * 3600), temperature: 3.5, apparentTemperature: 1,
+                    humidity: 80, precipitation: 0.2, precipitationProbability: 40, windSpeed: 12, windDirection: 200,
+                    condition: .snow, isDay: true, dewPoint: 1, windGusts: 20, pressure: 1012, cloudCover: 90)
+            }
+            await state.forecastSucceeded(forecast, for: Coordinate(latitude: 46.5, longitude: 7.57))
+            let stuck = try RawClients(count: 1, path: path)
+            stuck.sendAll("watch")
+            // Forty changes while it reads nothing at all.
+            var configuration = await state.currentConfiguration
+            for _ in 0..<40 {
+                configuration.units = configuration.units == .metric ? .imperial : .metric
+                await state.apply(configuration)
+            }
+            configuration.units = .imperial
+            await state.apply(configuration)
+            let newest = await state.reportLine
+            #expect(newest.utf8.count > 6000, "a report of a realistic size: \(newest.utf8.count) bytes")
+            let lines = try await onOwnThread { stuck.readLines(until: { $0.last == newest }) }[0]
+            #expect(lines.last == newest, "it gets the newest report")
+            // The greeting, the report when it asked, what the kernel held for it (16 KiB: two reports at
+            // most), the line on its way, the newest: never the forty it did not read.
+            #expect(lines.count <= 6, "\(lines.count) lines: older reports were queued for a reader that did not read")
+        }
+    }
+
     @Test("at most max_clients at once, with a clear refusal; idle clients are dropped, watchers are not")
     func limits() async throws {
         var options = SocketService.Options()

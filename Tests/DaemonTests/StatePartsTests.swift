@@ -177,7 +177,8 @@ struct StatePartsTests {
         let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
         #expect(here.failed(offline, at: start, userAsked: true, retryAt: start.addingTimeInterval(30)) == .startedStreak)
         let refusal = here.askedByUser(at: start.addingTimeInterval(9))
-        #expect(refusal?.contains("the next one is due at \(Timestamps.rfc3339(start.addingTimeInterval(30)))") == true)
+        #expect(refusal?.message.contains("the next one is due at \(Timestamps.rfc3339(start.addingTimeInterval(30)))") == true)
+        #expect(refusal?.kind == .tooSoon && refusal?.retryAt == start.addingTimeInterval(30))
         #expect(here.askedByUser(at: start.addingTimeInterval(10)) == nil)
         // A user's failure during the streak leaves the automatic retry where it was.
         #expect(here.failed(offline, at: start.addingTimeInterval(10), userAsked: true, retryAt: start.addingTimeInterval(99)) == .userAskedDuringStreak)

@@ -119,6 +119,16 @@ func socketReportLine(_ path: String) async throws -> String {
     }
 }
 
+/// The report in the status file at `path` as the socket would send it: the file's line without its `written`
+/// stamp (which only the file carries), nil when there is no readable report.
+func statusFileReportLine(_ path: String) -> String? {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n"),
+        var report = try? ReportJSON.decode(String(text.dropLast()))
+    else { return nil }
+    report.written = nil
+    return ReportJSON.line(report)
+}
+
 /// The recorded Samara response (metric, m/s wind, UTC+4), moved to today so its days are current.
 func samaraResponse() throws -> String {
     let text = try String(

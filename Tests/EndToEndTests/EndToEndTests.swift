@@ -63,12 +63,13 @@ struct EndToEndTests {
         #expect(request.uri.contains("latitude=48.9&longitude=2.33&"))
         #expect(request.uri.contains("timezone=auto"))
 
-        // The status file and the socket carry the same report, byte for byte. The file is written after each
-        // publication, so on a loaded machine it may trail the socket for a moment: wait for it to catch up.
+        // The status file and the socket carry the same report, byte for byte but for the file's own stamp
+        // (`written`). The file is written after each publication, so on a loaded machine it may trail the socket
+        // for a moment: wait for it to catch up.
         var fromSocket = ""
         try await daemon.wait(for: "the status file to carry the socket's report") {
             fromSocket = try await socketReportLine(daemon.socketPath)
-            return (try? String(contentsOfFile: daemon.statusFilePath, encoding: .utf8)) == fromSocket + "\n"
+            return statusFileReportLine(daemon.statusFilePath) == fromSocket
         }
         let schema = try await validateAgainstSchema(fromSocket)
         #expect(schema.valid, "\(schema.output)")
@@ -134,7 +135,7 @@ struct EndToEndTests {
         let schema = try await validateAgainstSchema(again)
         #expect(schema.valid, "\(schema.output)")
         try await daemon.wait(for: "the status file to match the socket") {
-            (try? String(contentsOfFile: daemon.statusFilePath, encoding: .utf8)) == (try await socketReportLine(daemon.socketPath)) + "\n"
+            statusFileReportLine(daemon.statusFilePath) == (try await socketReportLine(daemon.socketPath))
         }
 
         // forecastctl shows the state in words and exits 0.

@@ -74,6 +74,34 @@ struct SocketAbuseTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("watchers that read their report and close are not counted by a status asked right after (issue 28)")
+    func statusRightAfterWatchersLeave() async throws {
+        let daemon = try await startDaemon(maxClients: 16)
+        defer { daemon.removeDirectory() }
+        let path = daemon.socketPath
+        var wrong: [String] = []
+        for round in 0..<100 {
+            // Four at a time, each reading the greeting and its first report, then closing; `status` at once.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await onOwnThread {
+                            let watcher = try RawConnection(path)
+                            _ = try watcher.readLine()
+                            try watcher.send("watch format=waybar")
+                            _ = try watcher.readLine()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let now = try await status(path)
+            if now.watchers != 0 || now.clients != 1 { wrong.append("round \(round): \(now.clients) clients, \(now.watchers) watchers") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("silent connections cannot lock the owner out: the table makes room, and they are closed after a while")
     func silentConnections() async throws {
         let daemon = try await startDaemon(maxClients: 4)

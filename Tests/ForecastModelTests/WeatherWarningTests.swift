@@ -47,10 +47,11 @@ struct WeatherWarningTests {
         ])
     }
 
-    @Test("Severity orders minor < moderate < severe < extreme; CAP Unknown has no level")
+    @Test("Severity orders unknown < minor < moderate < severe < extreme; CAP Unknown is unknown, never minor")
     func severity() {
-        #expect(WarningSeverity.allCases.sorted() == [.minor, .moderate, .severe, .extreme])
+        #expect(WarningSeverity.allCases.sorted() == [.unknown, .minor, .moderate, .severe, .extreme])
         #expect(WarningSeverity(cap: "Extreme") == .extreme)
-        #expect(WarningSeverity(cap: "Unknown") == nil)
+        #expect(WarningSeverity(cap: "Unknown") == .unknown)
+        #expect(WarningSeverity(cap: "Catastrophic") == nil)
     }
 }

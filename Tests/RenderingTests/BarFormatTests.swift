@@ -148,7 +148,7 @@ struct BarFormatTests {
     func staleIsShown() throws {
         #expect(try render("stale", .waybar).contains("\"text\":\"☁️ 19°C*\""))
         #expect(try render("stale", .text) == "Samara ☁️ 18.5°C, feels 19°C, ↓13 ↑20 (stale 3 h)")
-        #expect(try render("stale", .polybar) == "%{F\(BarColor.stale)}☁️ 19°C*%{F-}")
+        #expect(try render("stale", .polybar) == "%{F\(BarColor.stale)}%{T2}☁️%{T-} 19°C*%{F-}")
         #expect(try render("stale", .tmux) == "💭 19°C*")
     }
 

@@ -1,5 +1,6 @@
 import ForecastModel
 import Foundation
+import Localization
 import Rendering
 import Testing
 
@@ -32,7 +33,9 @@ struct HumanSummaryTests {
         let text = HumanSummary.render(report(), now: now)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0] == "Saint-Ouen, Île-de-France, France [gpsd, ±32 m]")
-        #expect(lines[1] == "☁️ Overcast, 12.3 °C (feels like 10 °C), humidity 81 %, wind 14 km/h WSW")
+        // Two spaces after "☁️" (U+2601 U+FE0F): a terminal that advances it one cell (foot) draws it over
+        // the first; one space after an emoji that is two cells everywhere.
+        #expect(lines[1] == "☁️  Overcast, 12.3 °C (feels like 10 °C), humidity 81 %, wind 14 km/h WSW")
         #expect(lines[2] == "Forecast from open-meteo, 5 min ago")
         #expect(lines[4].hasPrefix("Sun 22  ☁️  8 / 13 °C"))
         #expect(lines[5].hasPrefix("Mon 23  🌧️  0 / 11 °C"))  // no "-0"
@@ -72,5 +75,30 @@ struct ReportJSONTests {
         let line = ReportJSON.line(report)
         #expect(!line.contains("\n"))
         #expect(try ReportJSON.decode(line) == report)
+    }
+}
+
+extension HumanSummaryTests {
+    @Test("terminal icons: a second space after an emoji terminals disagree on, one after the others")
+    func iconSpacing() {
+        #expect(TextWidth.spacer(after: "☁️") == "  ")
+        #expect(TextWidth.spacer(after: "🌧️") == "  ")
+        #expect(TextWidth.spacer(after: "☀️") == "  ")
+        #expect(TextWidth.spacer(after: "⛅") == " ")
+        #expect(TextWidth.spacer(after: "🌙") == " ")
+        #expect(TextWidth.spacer(after: "SUN") == " ")
+    }
+
+    @Test("where the position comes from, in the language; why the report is old when the reader knows")
+    func locationLabelAndAbsence() {
+        let spanish = Phrases(CatalogueLibrary.translation(for: .code("es")).translation)
+        let text = HumanSummary.render(report(), now: now, phrases: spanish, absence: .notRunning)
+        #expect(text.split(separator: "\n").first?.hasSuffix("[gpsd, ±32 m]") == true)
+        var pinned = report()
+        pinned.location?.source = "pinned"
+        pinned.location?.accuracyM = nil
+        #expect(HumanSummary.render(pinned, now: now, phrases: spanish).contains("[fijada]"))
+        #expect(text.contains("forecastd no está en marcha"), "\(text)")
+        #expect(!HumanSummary.render(report(), now: now).contains("forecastd"))
     }
 }

@@ -49,7 +49,8 @@ for cycle in $(seq "$cycles"); do
     sleep 2
     DISPLAY="$display" xwd -root -silent >"$work/shot" 2>/dev/null || true
     read -r grey white <<<"$(python3 "$here/count-colours.py" "$work/shot" 888888 ffffff)"
-    if ! ((grey == 0 && white > 10)); then
+    # The weather is white text (antialiased, it reaches white; the red "no forecast yet" and grey never do).
+    if ! ((white > 10)); then
         missed=$((missed + 1))
         echo "start-up $cycle: polybar shows no weather ($white white and $grey grey pixels)"
     fi
