@@ -98,16 +98,20 @@ public enum WarningsTable {
         let clipped = [1, 4]
         var widths = columns.map { clipped.contains($0) ? min(natural($0), maxCellColumns) : natural($0) }
         func total() -> Int { columns.map { widths[$0] }.reduce(0, +) + 2 * (columns.count - 1) }
-        // Clip the area, then the event (what it is matters more than where), a column at a time; then leave out
-        // the source, then the area.
+        // Clip the area a column at a time; then leave out the source (the texts below name it); then clip the
+        // event (what it is matters more than where); then leave out the area.
+        func clippable(_ column: Int) -> Bool {
+            columns.contains(column) && widths[column] > max(minCellColumns, TextWidth.columns(rows[0][column]))
+        }
         while total() > width {
-            let clippable = [4, 1].filter {
-                columns.contains($0) && widths[$0] > max(minCellColumns, TextWidth.columns(rows[0][$0]))
-            }
-            if let first = clippable.first {
-                widths[first] -= 1
-            } else if let dropped = [5, 4].first(where: columns.contains) {
-                columns.removeAll { $0 == dropped }
+            if clippable(4) {
+                widths[4] -= 1
+            } else if columns.contains(5) {
+                columns.removeAll { $0 == 5 }
+            } else if clippable(1) {
+                widths[1] -= 1
+            } else if columns.contains(4) {
+                columns.removeAll { $0 == 4 }
             } else {
                 break
             }

@@ -235,7 +235,7 @@ struct AlertRenderingTests {
         #expect(text.contains("⚠ Fog (minor)"))
         #expect(!text.contains("Yellow wind"))
         let table = WarningsTable.render(report, now: now)
-        #expect(table.contains("West Midlands, area not confirm…"), "the area cell, clipped at 32 columns")
+        #expect(table.contains("West Midlands, are…"), "the area cell says it too, clipped to fit 80 columns")
         #expect(table.contains("⚠ Yellow wind warning (severe), area not confirmed: Strong winds"))
 
         // Alone, it leaves the bar without a mark: the errors entry the daemon adds says why.
