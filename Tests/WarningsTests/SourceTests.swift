@@ -218,9 +218,12 @@ struct SourceTests {
 
     // MARK: Bad input
 
-    static func meteoAlarmFailure(_ response: ReplayResponse) async throws -> WarningError? {
+    /// `timeout` is the whole request's: generous, since the tests run in parallel on a loaded CI machine and no test
+    /// here is about the timeout; the 50 MB answers take longer still to stream, and
+    /// what they test is the size cap, not the timeout.
+    static func meteoAlarmFailure(_ response: ReplayResponse, timeout: Duration = .seconds(60)) async throws -> WarningError? {
         var failure: WarningError?
-        try await Alerts.withServer { server, context in
+        try await Alerts.withServer(timeout: timeout) { server, context in
             server.setRoute(path: Self.meteoAlarmPath, response)
             let source = try Self.meteoAlarm(server, context)
             failure = await Alerts.failure { () async throws(WarningError) in
@@ -278,7 +281,7 @@ struct SourceTests {
     @Test("A 50 MB feed that announces its length is refused before its body is read")
     func hugeAnnounced() async throws {
         let error = try await Self.meteoAlarmFailure(
-            ReplayResponse(status: 200, headers: [("Content-Type", "application/atom+xml")], body: Self.hugeFeed))
+            ReplayResponse(status: 200, headers: [("Content-Type", "application/atom+xml")], body: Self.hugeFeed), timeout: .seconds(300))
         #expect(error?.reason == .tooLarge(limit: MeteoAlarmSource.defaultMaxBodyBytes))
         #expect(error?.detail.contains("larger than 16 MiB") == true)
     }
@@ -288,7 +291,7 @@ struct SourceTests {
         let error = try await Self.meteoAlarmFailure(
             ReplayResponse(
                 status: 200, headers: [("Content-Type", "application/atom+xml"), ("Transfer-Encoding", "chunked")],
-                body: Self.hugeFeed))
+                body: Self.hugeFeed), timeout: .seconds(300))
         #expect(error?.reason == .tooLarge(limit: MeteoAlarmSource.defaultMaxBodyBytes))
     }
 

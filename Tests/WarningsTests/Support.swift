@@ -67,12 +67,13 @@ enum Alerts {
     /// Runs `body` with a replay server and a source context pointed at nothing yet, then tears down.
     static func withServer(
         clock: TestClock = TestClock(Date(timeIntervalSince1970: 1_772_870_400)), coordinatePrecision: Int = 2,
+        timeout: Duration = .seconds(60),
         _ body: (ReplayServer, WarningSourceContext) async throws -> Void
     ) async throws {
         let server = try await ReplayServer.start()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let context = WarningSourceContext(
-            httpClient: client, userAgent: userAgent, timeout: .seconds(5), coordinatePrecision: coordinatePrecision,
+            httpClient: client, userAgent: userAgent, timeout: timeout, coordinatePrecision: coordinatePrecision,
             logger: Logger(label: "test"), now: { clock.now })
         do {
             try await body(server, context)
