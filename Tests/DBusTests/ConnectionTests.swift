@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(1)))
+@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(3)))
 struct ConnectionTests {
     @Test("Connects, gets a unique name, and the bus lists it")
     func connectAndCall() async throws {

@@ -371,7 +371,7 @@ struct ForecastStateTests {
     }
 }
 
-@Suite("Forecast state: listed cities", .timeLimit(.minutes(1)))
+@Suite("Forecast state: listed cities", .timeLimit(.minutes(3)))
 struct CityStateTests {
     let clock = TestClock()
 

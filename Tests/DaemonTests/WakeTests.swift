@@ -83,7 +83,7 @@ struct WakeTests {
         #expect(await state.takeDueFetch()?.coordinate == nil)
     }
 
-    @Test("after a resume, a forecast that fell due while asleep is asked for at once", .timeLimit(.minutes(1)))
+    @Test("after a resume, a forecast that fell due while asleep is asked for at once", .timeLimit(.minutes(3)))
     func overdueAfterResume() async {
         let target = Coordinate(latitude: -34.9011, longitude: -56.1645)
         let state = makeState(pin: target)

@@ -6,7 +6,7 @@ import Testing
 
 @Suite(
     "NotificationClient against python-dbusmock's notification server on a private bus",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(3)))
 struct NotificationClientTests {
     @Test("Server information and capabilities are the server's")
     func serverInformationAndCapabilities() async throws {

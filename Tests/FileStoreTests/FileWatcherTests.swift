@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every way an editor or a user changes a file arrives as a change, through inotify.
-@Suite("File watcher", .timeLimit(.minutes(1)))
+@Suite("File watcher", .timeLimit(.minutes(3)))
 struct FileWatcherTests {
     /// A fresh directory, removed afterwards.
     static func withDirectory(_ body: (String) async throws -> Void) async throws {

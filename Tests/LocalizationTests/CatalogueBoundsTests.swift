@@ -6,7 +6,7 @@ import Testing
 /// A damaged or hostile catalogue is refused with a sentence, never the end of the process: the `Plural-Forms`
 /// expression is bounded in length and nesting (the parser and the evaluator recurse), and a catalogue in size,
 /// entries, string length and plural forms. Each case here ended the test process or was loaded whole before.
-@Suite("Catalogue limits", .timeLimit(.minutes(1)))
+@Suite("Catalogue limits", .timeLimit(.minutes(3)))
 struct CatalogueBoundsTests {
     /// A catalogue with `pluralForms` as its header's `Plural-Forms` and one plural entry.
     static func catalogue(pluralForms: String) -> String {

@@ -10,7 +10,7 @@ import Testing
 /// Open-Meteo's Air Quality API: the request (rounded position, pollen only where it exists, one time
 /// format), the recorded answers decoded, absurd values refused or dropped, and the hourly cadence
 /// counted by the replay server under a clock the test moves.
-@Suite("Air quality", .timeLimit(.minutes(1)))
+@Suite("Air quality", .timeLimit(.minutes(3)))
 struct AirQualityTests {
     static let path = "/v1/air-quality"
     static let enschedeFixture = "air-quality/python-open-meteo-air-quality-current-hourly-2026-10-03.json"

@@ -9,7 +9,7 @@ import Testing
 
 /// An answer is checked against what was asked, by one rule (`AnswerCheck`) for the forecast and the air: the
 /// place it is for within 100 km of the point asked, the time it speaks for within a day of now, before or after.
-@Suite("Answers checked against the request", .timeLimit(.minutes(1)))
+@Suite("Answers checked against the request", .timeLimit(.minutes(3)))
 struct AnswerCheckTests {
     typealias Air = AirQualityTests
 
@@ -92,7 +92,7 @@ struct AnswerCheckTests {
 }
 
 /// The forecast's providers under the same rule, through the chain.
-@Suite("Forecast answers checked against the time", .timeLimit(.minutes(1)))
+@Suite("Forecast answers checked against the time", .timeLimit(.minutes(3)))
 struct ForecastAnswerTimeTests {
     typealias Chain = ProviderChainTests
 
@@ -140,7 +140,7 @@ struct ForecastAnswerTimeTests {
 
 /// Sizes in refusals read one way everywhere: the IP lookups' 64 KiB cap was "65536 bytes" here while the
 /// warning feeds' said "4 MiB".
-@Suite("Sizes in refusals", .timeLimit(.minutes(1)))
+@Suite("Sizes in refusals", .timeLimit(.minutes(3)))
 struct RefusedSizeTests {
     @Test("an answer over a 64 KiB cap is refused as larger than 64 KiB, not 65536 bytes")
     func sixtyFourKiB() async throws {

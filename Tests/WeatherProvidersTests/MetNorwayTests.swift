@@ -10,7 +10,7 @@ import Testing
 
 /// MET Norway: the recorded New York answer decoded into days in the location's time zone, and the
 /// service's terms (User-Agent, 4 decimals, Expires, If-Modified-Since/304) kept over real HTTP.
-@Suite("MET Norway", .timeLimit(.minutes(1)))
+@Suite("MET Norway", .timeLimit(.minutes(3)))
 struct MetNorwayTests {
     static let fixture = "met-norway/compact-new-york-lat40.7-lon-74.0-alt10-with-headers.json"
     static let path = "/weatherapi/locationforecast/2.0/compact"

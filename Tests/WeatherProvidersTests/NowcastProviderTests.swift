@@ -9,7 +9,7 @@ import Testing
 
 /// The nowcast's data from the providers: Open-Meteo's `minutely_15` in the forecast's own request,
 /// where it is a 15-minute model's output, and MET Norway's `next_1_hours` when it serves instead.
-@Suite("Nowcast data from the providers", .timeLimit(.minutes(1)))
+@Suite("Nowcast data from the providers", .timeLimit(.minutes(3)))
 struct NowcastProviderTests {
     static let berlinFixture = "open-meteo/forecast-berlin-current-minutely15-hourly-daily-weather_code-gmt.json"
     static let forecastPath = "/v1/forecast"

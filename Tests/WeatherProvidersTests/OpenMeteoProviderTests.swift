@@ -8,7 +8,7 @@ import Testing
 @testable import WeatherProviders
 
 /// The provider through its real HTTP stack against a local server that replays recorded answers.
-@Suite("Open-Meteo provider over HTTP", .timeLimit(.minutes(1)))
+@Suite("Open-Meteo provider over HTTP", .timeLimit(.minutes(3)))
 struct OpenMeteoProviderTests {
     static let path = "/v1/forecast"
     static let fetchedAt = Date(timeIntervalSince1970: 1_789_460_000)

@@ -9,7 +9,7 @@ import Testing
 
 /// OpenWeatherMap: the recorded answers decoded in their units, the 5-day forecast built into local
 /// days, One Call, its error bodies, and the API key kept out of logs and messages.
-@Suite("OpenWeatherMap", .timeLimit(.minutes(1)))
+@Suite("OpenWeatherMap", .timeLimit(.minutes(3)))
 struct OpenWeatherMapTests {
     static let key = "s3cr3t-key-123"
 

@@ -9,7 +9,7 @@ import Testing
 
 /// The failover chain against a local server: Open-Meteo first, MET Norway second, each misbehaviour
 /// of the first served by the second, with backoff that never hammers and recovery at once.
-@Suite("Provider chain", .timeLimit(.minutes(1)))
+@Suite("Provider chain", .timeLimit(.minutes(3)))
 struct ProviderChainTests {
     static let openMeteoPath = "/v1/forecast"
     static let metPath = "/weatherapi/locationforecast/2.0/compact"

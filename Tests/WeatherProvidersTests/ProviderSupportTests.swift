@@ -9,7 +9,7 @@ import Testing
 @testable import WeatherProviders
 
 /// The provider-neutral pieces: error classification, Retry-After, log redaction, the replay server.
-@Suite("Provider support", .timeLimit(.minutes(1)))
+@Suite("Provider support", .timeLimit(.minutes(3)))
 struct ProviderSupportTests {
     @Test("HTTP statuses map to the kinds the daemon acts on")
     func statusKinds() {
