@@ -1,4 +1,5 @@
 import Control
+import DaemonState
 import Foundation
 import NIOCore
 

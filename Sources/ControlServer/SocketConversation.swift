@@ -1,4 +1,5 @@
 import Control
+import DaemonState
 import FileStore
 import ForecastModel
 import Foundation
@@ -186,19 +187,7 @@ extension SocketService {
             guard let reload = options.reload else {
                 return .line(line(.error(ControlErrorMessage(message: "reload is not available"))))
             }
-            let outcome = await reload()
-            var answer = ControlAnswer(.reload, ok: true, message: outcome.summary)
-            switch outcome {
-            case .applied(_, let changed, let waiting):
-                (answer.changed, answer.waitingForRestart) = (changed, waiting)
-            case .unchanged(_, let waiting):
-                (answer.changed, answer.waitingForRestart) = ([], waiting)
-            case .invalid:
-                answer.ok = false
-            case .unsettled:
-                break
-            }
-            return .line(line(.outcome(answer)))
+            return .line(line(.outcome(await reload())))
         case .change(let change):
             guard let apply = options.changeSettings else {
                 return .line(line(.error(ControlErrorMessage(message: "\(request.name.rawValue) is not available"))))

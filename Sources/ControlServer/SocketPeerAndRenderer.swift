@@ -1,4 +1,5 @@
 import Control
+import DaemonState
 import FileStore
 import ForecastModel
 import Foundation

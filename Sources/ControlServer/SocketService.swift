@@ -1,4 +1,5 @@
 import Control
+import DaemonState
 import FileStore
 import ForecastModel
 import Foundation
@@ -39,8 +40,8 @@ public struct SocketService: Service, CustomStringConvertible {
         public var display = DisplaySettings(Settings.defaults(isSystemService: false).display)
         /// `units`, `pin`, `unpin`, `mode`, `set` requests: edit the settings file and apply it.
         public var changeSettings: (@Sendable (SettingsEditRequest) async -> ControlAnswer)?
-        /// `reload`.
-        public var reload: (@Sendable () async -> ReloadOutcome)?
+        /// `reload`: reads the settings file again and applies it; the answer says what changed.
+        public var reload: (@Sendable () async -> ControlAnswer)?
         /// A listening socket systemd passed (socket activation), served instead of binding one at
         /// the path. systemd owns its file: the daemon neither replaces nor removes it.
         public var passedSocket: SocketActivation.PassedSocket?
@@ -91,19 +92,34 @@ public struct SocketService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        // Only a listening Unix stream socket can be served; the daemon picks one (`Daemon.run`).
+        // Only a listening Unix stream socket can be served; the composition picks one (`socketToServe`).
         let passed = options.passedSocket.flatMap { $0.unixPath == nil ? nil : $0 }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if passed == nil {
             try AtomicFile.makeDirectory(directory, mode: options.group == nil ? 0o700 : 0o750)
             try refuseIfAnotherDaemonListens()
         }
+        // Connections that need more than the event loop's answers (a request it passes on) are
+        // handed over here, wrapped for the async side at that moment. Most bar scripts connect, read
+        // the greeting, ask `report` and leave: they never cost a task.
+        let (handedOver, handOver) = AsyncStream.makeStream(of: Connection.self)
+        let (server, created) = try await listen(makeBootstrap(handOver: handOver), passed: passed, handOver: handOver)
+        options.listening?()
 
-        // Bind under a temporary name, set its mode, then rename it into place: clients can never
-        // reach the socket before its mode is right, and a stale socket file left by a crash is
-        // replaced in the same step.
-        let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
-        if passed == nil { unlink(temporaryPath) }
+        defer {
+            // Remove the socket file at exit, but only if it is still ours (not one a newer daemon
+            // made, nor the one systemd keeps listening on for the next start).
+            var current = stat()
+            if passed == nil, stat(path, &current) == 0, current.st_ino == created.st_ino { unlink(path) }
+        }
+        try await serveHandedOver(handedOver, server: server)
+    }
+
+    /// The directory the socket file is in.
+    private var directory: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+
+    /// The server of every connection: each admitted (or refused with a reason) as it connects, then read by
+    /// a pipeline that answers on the event loop and hands the rest over to `handOver`.
+    private func makeBootstrap(handOver: AsyncStream<Connection>.Continuation) -> ServerBootstrap {
         let idleTimeout = options.idleTimeout
         let firstRequestTimeout = options.firstRequestTimeout
         let connections = self.connections
@@ -111,11 +127,7 @@ public struct SocketService: Service, CustomStringConvertible {
         // One event loop accepts and serves (`loop`): a connection then never hops to another thread between
         // being accepted and being answered, which is most of a short round trip's cost (measured in
         // docs/performance.md). A status-bar workload fits one loop many times over.
-        // Connections that need more than the event loop's answers (a request it passes on) are
-        // handed over here, wrapped for the async side at that moment. Most bar scripts connect, read
-        // the greeting, ask `report` and leave: they never cost a task.
-        let (handedOver, handOver) = AsyncStream.makeStream(of: Connection.self)
-        let bootstrap = ServerBootstrap(group: loop, childGroup: loop)
+        return ServerBootstrap(group: loop, childGroup: loop)
             // `echo report | socat - UNIX-CONNECT:…` closes its sending side right after the request:
             // keep the connection open to answer it.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -154,12 +166,20 @@ public struct SocketService: Service, CustomStringConvertible {
                         })
                 }
             }
-        let server: any Channel
+    }
+
+    /// Starts listening: on the socket systemd passed, or bound at the path. Returns the listening channel and
+    /// the socket file as it was placed (to remove it at exit only if it is still ours). The stream of
+    /// handed-over connections ends when the listening channel closes.
+    private func listen(
+        _ bootstrap: ServerBootstrap, passed: SocketActivation.PassedSocket?,
+        handOver: AsyncStream<Connection>.Continuation
+    ) async throws -> (server: any Channel, created: stat) {
         var created = stat()
         if let passed, let passedPath = passed.unixPath {
             // Clients may have connected before the daemon started: they wait in the socket's
             // backlog and are greeted as soon as the channel is registered.
-            server = try await bootstrap.withBoundSocket(passed.descriptor).get()
+            let server = try await bootstrap.withBoundSocket(passed.descriptor).get()
             server.closeFuture.whenComplete { _ in handOver.finish() }
             do {
                 try checkPassedSocketAccess(passedPath)
@@ -174,24 +194,26 @@ public struct SocketService: Service, CustomStringConvertible {
                     "The socket systemd passed is not where output.socket says; clients that read the settings look there.",
                     metadata: ["path": "\(passedPath)", "output.socket": "\(path)"])
             }
-        } else {
-            server = try await bootstrap.bind(unixDomainSocketPath: temporaryPath).get()
-            server.closeFuture.whenComplete { _ in handOver.finish() }
-            try placeSocket(temporaryPath, server: server)
-            stat(path, &created)
-            logger.info("Listening on the socket.", metadata: ["path": "\(path)"])
+            return (server, created)
         }
-        options.listening?()
+        // Bind under a temporary name, set its mode, then rename it into place: clients can never
+        // reach the socket before its mode is right, and a stale socket file left by a crash is
+        // replaced in the same step.
+        let temporaryPath = directory + "/.forecastd.sock.\(getpid())"
+        unlink(temporaryPath)
+        let server = try await bootstrap.bind(unixDomainSocketPath: temporaryPath).get()
+        server.closeFuture.whenComplete { _ in handOver.finish() }
+        try placeSocket(temporaryPath, server: server)
+        stat(path, &created)
+        logger.info("Listening on the socket.", metadata: ["path": "\(path)"])
+        return (server, created)
+    }
 
-        defer {
-            // Remove the socket file at exit, but only if it is still ours (not one a newer daemon
-            // made, nor the one systemd keeps listening on for the next start).
-            var current = stat()
-            if passed == nil, stat(path, &current) == 0, current.st_ino == created.st_ino { unlink(path) }
-        }
-
-        // Graceful shutdown closes the listening channel rather than cancelling this task: the stream
-        // of handed-over connections then ends, and each one is closed the same way.
+    /// Serves each handed-over connection in a child task until graceful shutdown, which closes the listening
+    /// channel rather than cancelling this task: the stream of handed-over connections then ends, and each
+    /// one is closed the same way.
+    private func serveHandedOver(_ handedOver: AsyncStream<Connection>, server: any Channel) async throws {
+        let connections = self.connections
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 for await connection in handedOver {

@@ -1,3 +1,4 @@
+import DaemonState
 import Executors
 import Foundation
 import NIOConcurrencyHelpers

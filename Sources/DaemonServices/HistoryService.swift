@@ -1,3 +1,4 @@
+import DaemonState
 import Foundation
 import History
 import Logging

@@ -1,10 +1,9 @@
+import DaemonState
 import ForecastModel
 import Foundation
 import Location
 import Logging
 import ServiceLifecycle
-import Settings
-import WeatherProviders
 
 /// Runs the position sources the state asks for, feeding their events to it in order.
 ///

@@ -1,3 +1,4 @@
+import DaemonState
 import ForecastModel
 import Foundation
 import Logging

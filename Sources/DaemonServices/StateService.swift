@@ -1,3 +1,4 @@
+import DaemonState
 import FileStore
 import ForecastModel
 import Foundation

@@ -1,3 +1,4 @@
+import DaemonState
 import ForecastModel
 import Rendering
 import ServiceLifecycle

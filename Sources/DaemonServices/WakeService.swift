@@ -1,4 +1,5 @@
 import CSystemEvents
+import DaemonState
 import Executors
 import Foundation
 import Glibc

@@ -141,6 +141,12 @@ public struct DueFetch: Sendable, Hashable {
     public var held: Date?
     /// Whether a user asked (`forecastctl refresh`).
     public var forced: Bool { reason == .userAsked }
+
+    package init(coordinate: Coordinate, reason: FetchReason, held: Date? = nil) {
+        self.coordinate = coordinate
+        self.reason = reason
+        self.held = held
+    }
 }
 
 extension Forecast {

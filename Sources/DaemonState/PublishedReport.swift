@@ -9,7 +9,7 @@ public struct PublishedReport: Sendable {
     /// The report as one JSON line, without the newline.
     public let line: String
     /// `line` and a newline, ready for a socket: answering `report` copies nothing.
-    let lineBuffer: ByteBuffer
+    package let lineBuffer: ByteBuffer
 
     init(_ report: Report) {
         self.report = report

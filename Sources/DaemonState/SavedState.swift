@@ -1,8 +1,5 @@
-import FileStore
 import ForecastModel
 import Foundation
-import Logging
-import ServiceLifecycle
 
 /// What survives a restart: the last good forecast (in canonical units, so a units switch still
 /// works on it) and the last known position.

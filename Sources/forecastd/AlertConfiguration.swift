@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DaemonState
 import ForecastModel
 import Foundation
 import Logging

@@ -1,5 +1,8 @@
 import AsyncHTTPClient
 import Control
+import ControlServer
+import DaemonServices
+import DaemonState
 import Executors
 import FileStore
 import ForecastModel
@@ -18,7 +21,7 @@ import WeatherProviders
 #endif
 
 /// Wires the daemon's parts together and runs them under one ServiceGroup until SIGTERM or SIGINT.
-public struct Daemon: Sendable {
+public struct DaemonComposition: Sendable {
     public let settings: Settings
     public let settingsPath: String?
     public let explicitSettingsPath: String?
@@ -41,39 +44,6 @@ public struct Daemon: Sendable {
         self.isSystemService = isSystemService
         self.places = places
         self.logger = logger
-    }
-
-    /// The User-Agent forecastd sends to every service.
-    public static let userAgent = "forecastd/\(ForecastdVersion.current) (weather daemon for status bars)"
-
-    /// The weather services in the settings' order, behind one failover chain.
-    static func providerChain(
-        _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
-    ) -> ProviderChain {
-        let providers: [any WeatherProvider] = settings.effectiveOrder.compactMap { name in
-            switch name {
-            case .openMeteo:
-                return OpenMeteoProvider(
-                    url: settings.openMeteo.url, httpClient: httpClient, timeout: settings.openMeteo.timeout,
-                    userAgent: userAgent, logger: logger)
-            case .metNorway:
-                return MetNorwayProvider(
-                    url: settings.metNorway.url, version: ForecastdVersion.current, contact: settings.metNorway.contact,
-                    httpClient: httpClient, timeout: settings.metNorway.timeout, logger: logger,
-                    // MET Norway answers in UTC: its days are cut in the place's own time zone.
-                    timeZone: { coordinate in
-                        places?.nearestPlace(to: coordinate)?.timezone.flatMap { TimeZone(identifier: $0) }
-                    })
-            case .openWeatherMap:
-                guard let key = settings.openWeatherMap.apiKey else { return nil }
-                return OpenWeatherMapProvider(
-                    url: settings.openWeatherMap.url, apiKey: key.revealed, oneCall: settings.openWeatherMap.oneCall,
-                    httpClient: httpClient, timeout: settings.openWeatherMap.timeout, userAgent: userAgent, logger: logger)
-            }
-        }
-        return ProviderChain(
-            providers: providers, coordinatePrecision: settings.coordinatePrecision,
-            maximumAnswerOffset: AnswerCheck.maximumTimeOffset, logger: logger)
     }
 
     /// The socket systemd passed that the daemon serves: the listening Unix stream socket (the
@@ -154,44 +124,71 @@ public struct Daemon: Sendable {
         let notifier = SystemdNotifier(logger: logger)
         let startup = StartupGate()
         let intervals = Self.intervals(logger: logger)
-        let state = ForecastState(configuration: configuration, places: places, logger: logger, intervals: intervals)
-
-        // The last good report and position from before a restart, published at once (stale).
         let store = StateStore(directory: settings.stateDirectory, logger: logger)
+        let state = await restoredState(from: store, configuration: configuration, intervals: intervals)
+        let reloader = SettingsReloader(
+            initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
+            isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
+        let socket = socketOptions(reloader: reloader, intervals: intervals, passed: passed, startup: startup)
+        let services = services(
+            state: state, store: store, reloader: reloader, socket: socket, configuration: configuration,
+            intervals: intervals, notifier: notifier, startup: startup, httpClient: httpClient)
+        try await serviceGroup(services).run()
+    }
+
+    /// The state owner, with the last good report and position from before a restart published at once
+    /// (stale), what a crash left behind removed, and judged once.
+    private func restoredState(
+        from store: StateStore, configuration: DaemonConfiguration, intervals: DaemonIntervals
+    ) async -> ForecastState {
+        let state = ForecastState(configuration: configuration, places: places, logger: logger, intervals: intervals)
         if let saved = store.load() {
             logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
             await state.restore(saved)
         }
         // After the load, which may set one more unreadable copy aside; before anything is written.
         Self.removeLeftovers(
-            stateFiles: [store.path, settings.stateDirectory + "/ip-location.json"],
+            stateFiles: [store.path, ipCachePath],
             statusFile: configuration.statusFile, socketPath: configuration.socketPath, logger: logger)
         // Judged once before anything is served: the first report a client or systemd sees already
         // has the pin, rather than the blank state the actor starts from.
         await state.tick()
+        return state
+    }
 
-        let reloader = SettingsReloader(
-            initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
-            isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
+    /// The last IP lookup survives restarts, so restarting never means another lookup within the hour.
+    private var ipCachePath: String { settings.stateDirectory + "/ip-location.json" }
+
+    /// The socket's limits and access, and the handlers of the requests that act (the reloader's).
+    private func socketOptions(
+        reloader: SettingsReloader, intervals: DaemonIntervals, passed: SocketActivation.Passed, startup: StartupGate
+    ) -> SocketService.Options {
+        let places = self.places
+        var options = SocketService.Options()
+        options.maxClients = settings.output.maxClients
+        options.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
+        options.group = settings.output.socketGroup
+        options.display = reloader.display
+        options.reload = { await reloader.reload(reason: "a reload request on the socket").answer }
+        options.changeSettings = { [explicitSettingsPath] request in
+            await SocketSettingsChange.apply(
+                request, explicitPath: explicitSettingsPath, places: places, inEffect: { await reloader.inEffect },
+                reload: { reason in await reloader.reload(reason: reason) })
+        }
+        options.passedSocket = Self.socketToServe(passed, logger: logger)
+        options.listening = { startup.done(.socketListening) }
+        return options
+    }
+
+    /// Every service of the daemon, readers first, so they are up before the first report changes, and
+    /// shut down last.
+    private func services(
+        state: ForecastState, store: StateStore, reloader: SettingsReloader, socket: SocketService.Options,
+        configuration: DaemonConfiguration, intervals: DaemonIntervals, notifier: SystemdNotifier,
+        startup: StartupGate, httpClient: HTTPClient
+    ) -> [any Service] {
         let logger = self.logger
         let places = self.places
-        // The last IP lookup survives restarts, so restarting never means another lookup within the hour.
-        let ipCachePath = settings.stateDirectory + "/ip-location.json"
-
-        var socketOptions = SocketService.Options()
-        socketOptions.maxClients = settings.output.maxClients
-        socketOptions.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
-        socketOptions.group = settings.output.socketGroup
-        socketOptions.display = reloader.display
-        socketOptions.reload = { await reloader.reload(reason: "a reload request on the socket") }
-        socketOptions.changeSettings = { [explicitSettingsPath] request in
-            await SocketSettingsChange.apply(
-                request, explicitPath: explicitSettingsPath, places: places, reloader: reloader)
-        }
-        socketOptions.passedSocket = Self.socketToServe(passed, logger: logger)
-        socketOptions.listening = { startup.done(.socketListening) }
-
-        // Readers first, so they are up before the first report changes, and shut down last.
         var parts: [any Service] = [
             StateService(store: store, state: state, logger: logger),
             StatusFileService(
@@ -200,23 +197,9 @@ public struct Daemon: Sendable {
         ]
         parts.append(StatusFilesService(state: state, logger: logger))
         parts += [
-            SocketService(path: configuration.socketPath, state: state, logger: logger, options: socketOptions),
+            SocketService(path: configuration.socketPath, state: state, logger: logger, options: socket),
             SettingsService(reloader: reloader),
-            LocationService(state: state) { source in
-                switch source {
-                case .gpsd(let gpsd, let maxFixAge):
-                    GPSDLocationProvider(
-                        host: gpsd.host, port: gpsd.port,
-                        handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
-                case .staticFile(let path):
-                    StaticFileLocationProvider(path: path)
-                case .ip(let lookup):
-                    IPLocationProvider(
-                        endpoints: lookup.endpoints,
-                        transport: IPGeolocationHTTP(httpClient: httpClient, userAgent: Self.userAgent, logger: logger),
-                        cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
-                }
-            },
+            locationService(state: state, httpClient: httpClient),
             HistoryService(
                 state: state, path: settings.historyDatabasePath,
                 retentionDays: { await state.currentConfiguration.historyRetentionDays }, logger: logger),
@@ -234,17 +217,41 @@ public struct Daemon: Sendable {
             }
             parts.append(SystemdService(notifier: notifier, state: state, startup: startup, watchdog: watchdog))
         }
-        // Whatever ends a service (a failure included), the others stop gracefully, never by
-        // cancellation: the socket server drains its accepted connections on graceful shutdown only.
+        return parts
+    }
+
+    /// The position sources the state asks for, built from their settings.
+    private func locationService(state: ForecastState, httpClient: HTTPClient) -> LocationService {
+        let logger = self.logger
+        let ipCachePath = self.ipCachePath
+        return LocationService(state: state) { source in
+            switch source {
+            case .gpsd(let gpsd, let maxFixAge):
+                GPSDLocationProvider(
+                    host: gpsd.host, port: gpsd.port,
+                    handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
+            case .staticFile(let path):
+                StaticFileLocationProvider(path: path)
+            case .ip(let lookup):
+                IPLocationProvider(
+                    endpoints: lookup.endpoints,
+                    transport: IPGeolocationHTTP(httpClient: httpClient, userAgent: UserAgent.daemon, logger: logger),
+                    cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
+            }
+        }
+    }
+
+    /// One group for the services: whatever ends a service (a failure included), the others stop gracefully,
+    /// never by cancellation: the socket server drains its accepted connections on graceful shutdown only.
+    private func serviceGroup(_ parts: [any Service]) -> ServiceGroup {
         let services = parts.map {
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup)
         }
-        let group = ServiceGroup(
+        return ServiceGroup(
             configuration: .init(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [],
                 logger: logger))
-        try await group.run()
     }
 }

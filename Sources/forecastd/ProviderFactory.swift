@@ -1,15 +1,50 @@
 import AsyncHTTPClient
 import Control
+import DaemonServices
+import DaemonState
 import DesktopNotifications
+import ForecastModel
 import Foundation
+import Logging
 import Notifications
 import ServiceLifecycle
+import Settings
 import Warnings
 import WeatherProviders
 
-// The warnings, the air and the notifications as the daemon runs them: built here, so that
-// `Daemon.runServices` only appends them.
-extension Daemon {
+// The weather providers, the warnings, the air and the notifications as the daemon runs them: built here, so
+// that the composition's service list only appends them.
+extension DaemonComposition {
+    /// The weather services in the settings' order, behind one failover chain.
+    static func providerChain(
+        _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
+    ) -> ProviderChain {
+        let providers: [any WeatherProvider] = settings.effectiveOrder.compactMap { name in
+            switch name {
+            case .openMeteo:
+                return OpenMeteoProvider(
+                    url: settings.openMeteo.url, httpClient: httpClient, timeout: settings.openMeteo.timeout,
+                    userAgent: UserAgent.daemon, logger: logger)
+            case .metNorway:
+                return MetNorwayProvider(
+                    url: settings.metNorway.url, version: ForecastdVersion.current, contact: settings.metNorway.contact,
+                    httpClient: httpClient, timeout: settings.metNorway.timeout, logger: logger,
+                    // MET Norway answers in UTC: its days are cut in the place's own time zone.
+                    timeZone: { coordinate in
+                        places?.nearestPlace(to: coordinate)?.timezone.flatMap { TimeZone(identifier: $0) }
+                    })
+            case .openWeatherMap:
+                guard let key = settings.openWeatherMap.apiKey else { return nil }
+                return OpenWeatherMapProvider(
+                    url: settings.openWeatherMap.url, apiKey: key.revealed, oneCall: settings.openWeatherMap.oneCall,
+                    httpClient: httpClient, timeout: settings.openWeatherMap.timeout, userAgent: UserAgent.daemon, logger: logger)
+            }
+        }
+        return ProviderChain(
+            providers: providers, coordinatePrecision: settings.coordinatePrecision,
+            maximumAnswerOffset: AnswerCheck.maximumTimeOffset, logger: logger)
+    }
+
     /// The alert service (warnings and air) and the notification service, on `httpClient`.
     func alertServices(state: ForecastState, httpClient: HTTPClient) -> [any Service] {
         let logger = self.logger
@@ -50,7 +85,7 @@ extension Daemon {
                 },
                 makeAirService: { configuration in
                     configuration.airQualityProvider(
-                        httpClient: httpClient, userAgent: Self.userAgent, logger: logger, now: { clock.now() }
+                        httpClient: httpClient, userAgent: UserAgent.daemon, logger: logger, now: { clock.now() }
                     )
                     .map { provider in
                         AirQualityService(
