@@ -1,5 +1,5 @@
 import Control
-import Daemon
+import ControlServer
 import ForecastModel
 import Foundation
 import Rendering

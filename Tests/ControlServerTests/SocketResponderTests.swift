@@ -1,5 +1,6 @@
-@testable import Daemon
+@testable import ControlServer
 import Control
+import DaemonState
 import ForecastModel
 import Foundation
 import Logging

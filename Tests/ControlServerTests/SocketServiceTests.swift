@@ -1,5 +1,6 @@
 import Control
-import Daemon
+import ControlServer
+import DaemonState
 import ForecastModel
 import Foundation
 import Logging

@@ -1,10 +1,11 @@
 import AsyncHTTPClient
-import Daemon
+import DaemonServices
 import ForecastModel
 import Foundation
 import Location
 import Logging
 import TestSupport
+import WeatherProviders
 import Testing
 
 /// IP geolocation against a local server replaying the services' answers, through the daemon's HTTP client.
@@ -34,7 +35,7 @@ struct IPLocationTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let provider = IPLocationProvider(
             endpoints: services.map { IPLocationProvider.Endpoint(service: $0, url: server.url("/\($0.rawValue)")) },
-            transport: IPGeolocationHTTP(httpClient: client, userAgent: Daemon.userAgent, timeout: timeout, logger: logger),
+            transport: IPGeolocationHTTP(httpClient: client, userAgent: UserAgent.daemon, timeout: timeout, logger: logger),
             cachePath: cachePath, logger: logger)
         do {
             try await body(provider)
@@ -97,7 +98,7 @@ struct IPLocationTests {
             #expect(server.requestCount(path: "/ip-api") == 1)
             #expect(server.requestCount(path: "/ifconfig") == 1)
             let agents = Set(server.requests().compactMap { $0.header("User-Agent") })
-            #expect(agents == [Daemon.userAgent])
+            #expect(agents == [UserAgent.daemon])
         }
     }
 

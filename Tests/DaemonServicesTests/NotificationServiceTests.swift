@@ -1,4 +1,5 @@
-import Daemon
+import DaemonServices
+import DaemonState
 import DesktopNotifications
 import ForecastModel
 import Foundation
@@ -39,9 +40,9 @@ struct NotificationServiceTests {
     /// Runs the service on a pinned state with these preferences for a few reports, then shuts it down;
     /// returns how many notifiers it built and what it logged.
     func run(preferences: NotificationPreferences?, isSystemService: Bool) async throws -> (built: Int, log: [String]) {
-        let base = ForecastStateTests()
+        let base = TestState()
         let pin = Coordinate(latitude: 48.9, longitude: 2.33)
-        var configuration = base.configuration(pin: pin, gpsd: false, mode: .pinned)
+        var configuration = DaemonConfiguration.testing(pin: pin, gpsd: false, mode: .pinned)
         configuration.notifications = preferences
         let state = base.makeState(configuration)
         let messages = Messages()

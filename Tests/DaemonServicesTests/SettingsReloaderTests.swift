@@ -1,4 +1,5 @@
-import Daemon
+import DaemonServices
+import DaemonState
 import ForecastModel
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
-@testable import Daemon
+@testable import DaemonServices
+import DaemonState
 import ForecastModel
 import Foundation
 import Location

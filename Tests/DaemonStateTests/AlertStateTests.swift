@@ -1,4 +1,4 @@
-import Daemon
+import DaemonState
 import ForecastModel
 import Foundation
 import Logging

@@ -1,4 +1,4 @@
-import Daemon
+import DaemonState
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import Daemon
+@testable import DaemonState
 import ForecastModel
 import Foundation
 import Location
