@@ -4,12 +4,16 @@
 //
 // Dependencies point one way:
 //   everything that shows words → ForecastModel → Localization (the catalogues) → FileStore (Foundation only).
-//   executables → command lines (ForecastdCommand, ForecastctlCommands) → Daemon → (Location, WeatherProviders,
-//   Rendering, Settings, Control) → ForecastModel; the command lines also use Gazetteer (the daemon gets it as
-//   ForecastModel's PlaceNaming and PlaceSearching). Daemon talks to systemd through Systemd (no other dependency
-//   of its own).
-//   Settings and Daemon write files through FileStore; Settings and Localization read theirs through its
-//   bounded reader, and every refusal that names a size writes it with its ByteCount.
+//   executables → command lines (ForecastdCommand, ForecastctlCommands). ForecastdCommand is also the daemon's
+//   composition root: it builds the providers and sources from the settings and runs DaemonServices' services and
+//   ControlServer's socket around DaemonState's one state actor. DaemonServices → DaemonState and ControlServer →
+//   DaemonState, never one to the other (the socket gets the settings reloader's work as closures); DaemonState →
+//   (Location, WeatherProviders, Rendering, Settings, Control, Notifications) → ForecastModel. The command lines
+//   also use Gazetteer (the state gets it as ForecastModel's PlaceNaming and PlaceSearching). The daemon talks to
+//   systemd through Systemd (which uses swift-log and NIOConcurrencyHelpers, no module of ours).
+//   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
+//   Settings and the daemon's modules write files through FileStore; Settings and Localization read theirs
+//   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
 //   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
@@ -222,7 +226,7 @@ let package = Package(
         // MARK: Rendering
 
         /// Turns a report into what readers see: JSON and the human summary.
-        .target(name: "Rendering", dependencies: ["ForecastModel", "Localization"], swiftSettings: strict),
+        .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
         .testTarget(
             name: "RenderingTests", dependencies: ["Rendering", "ForecastModel", "Localization"], swiftSettings: strict),
 
@@ -250,34 +254,79 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Daemon
+        // MARK: The daemon
 
-        /// Services under a ServiceGroup: the one state owner, location and forecast loops, status file, socket.
+        /// The one state owner (`ForecastState`) and its clock-free parts: the position policy, the schedules,
+        /// the cities, the report's problems, the published report and its JSON line, the saved state's value.
         .target(
-            name: "Daemon",
+            name: "DaemonState",
             dependencies: [
-                "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Rendering", "Control",
-                "History", "Systemd", "Warnings", "Notifications", "DesktopNotifications", "CSystemEvents", "Localization",
-                "Executors", "CHeap",
+                "ForecastModel", "Settings", "Location", "WeatherProviders", "Control", "Rendering", "Localization",
+                "Notifications", "Executors",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DaemonStateTests",
+            dependencies: [
+                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        /// The daemon's services, each under the ServiceGroup and each feeding or following the state: location,
+        /// forecast, warnings and air, notifications, history, status files, settings reload, saved state, wake
+        /// watch, systemd.
+        .target(
+            name: "DaemonServices",
+            dependencies: [
+                "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
+                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "DaemonTests",
+            name: "DaemonServicesTests",
             dependencies: [
-                "Daemon", "TestSupport", "Settings", "Control", "Location", "ForecastModel", "Rendering",
-                "WeatherProviders", "Warnings", "Notifications", "DesktopNotifications",
+                "DaemonServices", "DaemonState", "TestSupport", "Settings", "Location", "ForecastModel",
+                "WeatherProviders", "Notifications", "DesktopNotifications",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        /// The Unix socket server (protocol version 1, docs/protocol.md): answers from the published report on
+        /// the event loop, watchers, and the requests that act, handed to the handlers the composition lends.
+        .target(
+            name: "ControlServer",
+            dependencies: [
+                "DaemonState", "Control", "Rendering", "Settings", "Systemd", "FileStore", "ForecastModel", "CHeap",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ControlServerTests",
+            dependencies: [
+                "ControlServer", "DaemonState", "TestSupport", "Settings", "Control", "ForecastModel", "Rendering",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -371,14 +420,20 @@ let package = Package(
 
         // MARK: Command lines
 
-        /// forecastd's command line: flags, logging, wiring the concrete parts, running.
+        /// forecastd's command line and the composition root: flags, logging, the concrete providers, sources
+        /// and services wired together under one ServiceGroup, running.
         .target(
             name: "ForecastdCommand",
             dependencies: [
-                "Daemon", "Settings", "Control", "Gazetteer", "CGPSVersion",
+                "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
+                "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
+                "DesktopNotifications", "Systemd", "Executors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/forecastd",
             swiftSettings: strict

@@ -22,10 +22,15 @@ let package = Package(
     targets: [
         // MARK: The measured code (symlinks to ../Sources)
 
-        .target(name: "ForecastModel", swiftSettings: strict),
+        // ForecastModel's words come from Localization's catalogues, which it reads through FileStore.
+        .target(name: "FileStore", swiftSettings: strict),
+        .target(name: "Localization", dependencies: ["FileStore"], resources: [.copy("po")], swiftSettings: strict),
+        .target(name: "ForecastModel", dependencies: ["Localization"], swiftSettings: strict),
         .target(
             name: "Gazetteer",
             dependencies: ["ForecastModel"],
+            // GeoNames/ is the extract scripts/build-gazetteer.py builds gazetteer.bin from; not shipped.
+            exclude: ["GeoNames"],
             resources: [.copy("Resources/gazetteer.bin")],
             swiftSettings: strict
         ),

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CGPSVersion
 import Control
-import Daemon
 import Foundation
 import Gazetteer
 import Logging
@@ -149,7 +148,7 @@ struct Forecastd: AsyncParsableCommand {
             gazetteer = nil
         }
 
-        let daemon = Daemon(
+        let daemon = DaemonComposition(
             settings: settings, settingsPath: source.path, explicitSettingsPath: config, isSystemService: isSystemService,
             places: gazetteer, logger: logger)
         do {

@@ -1,0 +1,21 @@
+import ForecastModel
+import NIOCore
+import Rendering
+
+/// The report every reader gets, with its JSON line encoded once: the status file, the socket's
+/// answers and watchers all read this one value, so no reader can see a report another has not.
+public struct PublishedReport: Sendable {
+    public let report: Report
+    /// The report as one JSON line, without the newline.
+    public let line: String
+    /// `line` and a newline, ready for a socket: answering `report` copies nothing.
+    package let lineBuffer: ByteBuffer
+
+    init(_ report: Report) {
+        self.report = report
+        line = ReportJSON.line(report)
+        var buffer = ByteBuffer(string: line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        lineBuffer = buffer
+    }
+}

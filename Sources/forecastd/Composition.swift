@@ -1,0 +1,257 @@
+import AsyncHTTPClient
+import Control
+import ControlServer
+import DaemonServices
+import DaemonState
+import Executors
+import FileStore
+import ForecastModel
+import Foundation
+import Location
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Settings
+import Systemd
+import WeatherProviders
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Wires the daemon's parts together and runs them under one ServiceGroup until SIGTERM or SIGINT.
+public struct DaemonComposition: Sendable {
+    public let settings: Settings
+    public let settingsPath: String?
+    public let explicitSettingsPath: String?
+    public let isSystemService: Bool
+    /// The gazetteer: names positions, and finds places by name for `pin PLACE` on the socket.
+    public let places: (any PlaceNaming & PlaceSearching)?
+    public let logger: Logger
+
+    /// - Parameters:
+    ///   - settings: the settings read at start.
+    ///   - settingsPath: the file they came from (nil: built-in defaults).
+    ///   - explicitSettingsPath: `--config`, so reloads search the same way start-up did.
+    public init(
+        settings: Settings, settingsPath: String?, explicitSettingsPath: String?, isSystemService: Bool,
+        places: (any PlaceNaming & PlaceSearching)?, logger: Logger
+    ) {
+        self.settings = settings
+        self.settingsPath = settingsPath
+        self.explicitSettingsPath = explicitSettingsPath
+        self.isSystemService = isSystemService
+        self.places = places
+        self.logger = logger
+    }
+
+    /// The socket systemd passed that the daemon serves: the listening Unix stream socket (the
+    /// first, should there be several). Descriptors it cannot serve are closed, and said so.
+    static func socketToServe(_ passed: SocketActivation.Passed, logger: Logger) -> SocketActivation.PassedSocket? {
+        if let reason = passed.ignoredBecause {
+            logger.warning("Ignoring the sockets systemd announced.", metadata: ["reason": "\(reason)"])
+        }
+        var chosen: SocketActivation.PassedSocket?
+        for socket in passed.sockets {
+            if socket.unixPath != nil, chosen == nil {
+                chosen = socket
+                continue
+            }
+            logger.warning(
+                "systemd passed a descriptor forecastd cannot serve; closing it.",
+                metadata: ["descriptor": "\(socket.descriptor)", "name": "\(socket.name)", "kind": "\(socket.kind)"])
+            close(socket.descriptor)
+        }
+        return chosen
+    }
+
+    /// Removes what a crash of an earlier run left behind: temporary files of the state and status
+    /// files' atomic writes, a socket bound under its temporary name by a daemon that is gone, and
+    /// all but the newest ``Leftovers/keptSetAsideCopies`` copies of an unreadable saved state.
+    static func removeLeftovers(stateFiles: [String], statusFile: String, socketPath: String, logger: Logger) {
+        var removed: [String] = []
+        for path in stateFiles + [statusFile] { removed += Leftovers.removeTemporaries(of: path) }
+        removed += Leftovers.pruneSetAside(of: stateFiles[0])
+        removed += Leftovers.removeOrphans(
+            prefix: ".forecastd.sock.", in: URL(fileURLWithPath: socketPath).deletingLastPathComponent().path)
+        if !removed.isEmpty {
+            logger.info(
+                "Removed files an interrupted run left behind.",
+                metadata: ["paths": "\(removed.joined(separator: ", "))"])
+        }
+    }
+
+    /// The daemon's fixed waits: the real ones, or the shorter ones a test asks for with
+    /// `FORECASTD_TEST_INTERVALS` (said in the log, as is a value the daemon refuses).
+    static func intervals(logger: Logger) -> DaemonIntervals {
+        switch DaemonIntervals.fromEnvironment(ProcessInfo.processInfo.environment) {
+        case .success(let intervals):
+            if intervals.isShortened {
+                logger.notice(
+                    "The daemon's waits are shortened for a test.",
+                    metadata: [
+                        "user_refresh": "\(intervals.userRefresh)", "first_request": "\(intervals.firstRequest)",
+                        "locating_grace": "\(intervals.locatingGrace)",
+                        "status_file_hold": "\(intervals.statusFileHold)",
+                    ])
+            }
+            return intervals
+        case .failure(let problem):
+            logger.warning("The test intervals are refused; the real waits are used.", metadata: ["reason": "\(problem)"])
+            return .real
+        }
+    }
+
+    public func run() async throws {
+        // Taken first, so the variables are gone before anything could start a child process.
+        let passed = SocketActivation.take()
+        var httpConfiguration = HTTPClient.Configuration()
+        // A refused connection means "offline" now, not after retrying until the request deadline.
+        httpConfiguration.connectionPool.retryConnectionEstablishment = false
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+        do {
+            try await runServices(httpClient: httpClient, passed: passed)
+        } catch {
+            try? await httpClient.shutdown()
+            throw error
+        }
+        try await httpClient.shutdown()
+    }
+
+    private func runServices(httpClient: HTTPClient, passed: SocketActivation.Passed) async throws {
+        let configuration = DaemonConfiguration(settings)
+        let notifier = SystemdNotifier(logger: logger)
+        let startup = StartupGate()
+        let intervals = Self.intervals(logger: logger)
+        let store = StateStore(directory: settings.stateDirectory, logger: logger)
+        let state = await restoredState(from: store, configuration: configuration, intervals: intervals)
+        let reloader = SettingsReloader(
+            initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
+            isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
+        let socket = socketOptions(reloader: reloader, intervals: intervals, passed: passed, startup: startup)
+        let services = services(
+            state: state, store: store, reloader: reloader, socket: socket, configuration: configuration,
+            intervals: intervals, notifier: notifier, startup: startup, httpClient: httpClient)
+        try await serviceGroup(services).run()
+    }
+
+    /// The state owner, with the last good report and position from before a restart published at once
+    /// (stale), what a crash left behind removed, and judged once.
+    private func restoredState(
+        from store: StateStore, configuration: DaemonConfiguration, intervals: DaemonIntervals
+    ) async -> ForecastState {
+        let state = ForecastState(configuration: configuration, places: places, logger: logger, intervals: intervals)
+        if let saved = store.load() {
+            logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
+            await state.restore(saved)
+        }
+        // After the load, which may set one more unreadable copy aside; before anything is written.
+        Self.removeLeftovers(
+            stateFiles: [store.path, ipCachePath],
+            statusFile: configuration.statusFile, socketPath: configuration.socketPath, logger: logger)
+        // Judged once before anything is served: the first report a client or systemd sees already
+        // has the pin, rather than the blank state the actor starts from.
+        await state.tick()
+        return state
+    }
+
+    /// The last IP lookup survives restarts, so restarting never means another lookup within the hour.
+    private var ipCachePath: String { settings.stateDirectory + "/ip-location.json" }
+
+    /// The socket's limits and access, and the handlers of the requests that act (the reloader's).
+    private func socketOptions(
+        reloader: SettingsReloader, intervals: DaemonIntervals, passed: SocketActivation.Passed, startup: StartupGate
+    ) -> SocketService.Options {
+        let places = self.places
+        var options = SocketService.Options()
+        options.maxClients = settings.output.maxClients
+        options.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
+        options.group = settings.output.socketGroup
+        options.display = reloader.display
+        options.reload = { await reloader.reload(reason: "a reload request on the socket").answer }
+        options.changeSettings = { [explicitSettingsPath] request in
+            await SocketSettingsChange.apply(
+                request, explicitPath: explicitSettingsPath, places: places, inEffect: { await reloader.inEffect },
+                reload: { reason in await reloader.reload(reason: reason) })
+        }
+        options.passedSocket = Self.socketToServe(passed, logger: logger)
+        options.listening = { startup.done(.socketListening) }
+        return options
+    }
+
+    /// Every service of the daemon, readers first, so they are up before the first report changes, and
+    /// shut down last.
+    private func services(
+        state: ForecastState, store: StateStore, reloader: SettingsReloader, socket: SocketService.Options,
+        configuration: DaemonConfiguration, intervals: DaemonIntervals, notifier: SystemdNotifier,
+        startup: StartupGate, httpClient: HTTPClient
+    ) -> [any Service] {
+        let logger = self.logger
+        let places = self.places
+        var parts: [any Service] = [
+            StateService(store: store, state: state, logger: logger),
+            StatusFileService(
+                path: configuration.statusFile, socketGroup: settings.output.socketGroup, state: state, logger: logger,
+                hold: .seconds(intervals.statusFileHold), published: { startup.done(.reportPublished) }),
+        ]
+        parts.append(StatusFilesService(state: state, logger: logger))
+        parts += [
+            SocketService(path: configuration.socketPath, state: state, logger: logger, options: socket),
+            SettingsService(reloader: reloader),
+            locationService(state: state, httpClient: httpClient),
+            HistoryService(
+                state: state, path: settings.historyDatabasePath,
+                retentionDays: { await state.currentConfiguration.historyRetentionDays }, logger: logger),
+            ForecastService(state: state) { configuration in
+                Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
+            },
+            WakeService(state: state, logger: logger),
+        ]
+        parts += alertServices(state: state, httpClient: httpClient)
+        if notifier.isEnabled {
+            // Last, so that graceful shutdown reaches it first: STOPPING=1 before anything stops.
+            let watchdog = SystemdNotifier.watchdogInterval().map { interval in
+                // A round trip through the state owner: a wedged actor stops the pings.
+                Watchdog(notifier: notifier, interval: interval, probe: { _ = await state.currentConfiguration })
+            }
+            parts.append(SystemdService(notifier: notifier, state: state, startup: startup, watchdog: watchdog))
+        }
+        return parts
+    }
+
+    /// The position sources the state asks for, built from their settings.
+    private func locationService(state: ForecastState, httpClient: HTTPClient) -> LocationService {
+        let logger = self.logger
+        let ipCachePath = self.ipCachePath
+        return LocationService(state: state) { source in
+            switch source {
+            case .gpsd(let gpsd, let maxFixAge):
+                GPSDLocationProvider(
+                    host: gpsd.host, port: gpsd.port,
+                    handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
+            case .staticFile(let path):
+                StaticFileLocationProvider(path: path)
+            case .ip(let lookup):
+                IPLocationProvider(
+                    endpoints: lookup.endpoints,
+                    transport: IPGeolocationHTTP(httpClient: httpClient, userAgent: UserAgent.daemon, logger: logger),
+                    cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
+            }
+        }
+    }
+
+    /// One group for the services: whatever ends a service (a failure included), the others stop gracefully,
+    /// never by cancellation: the socket server drains its accepted connections on graceful shutdown only.
+    private func serviceGroup(_ parts: [any Service]) -> ServiceGroup {
+        let services = parts.map {
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
+        }
+        return ServiceGroup(
+            configuration: .init(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [],
+                logger: logger))
+    }
+}

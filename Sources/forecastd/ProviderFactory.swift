@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Control
+import DaemonServices
+import DaemonState
+import DesktopNotifications
+import ForecastModel
+import Foundation
+import Logging
+import Notifications
+import ServiceLifecycle
+import Settings
+import Warnings
+import WeatherProviders
+
+// The weather providers, the warnings, the air and the notifications as the daemon runs them: built here, so
+// that the composition's service list only appends them.
+extension DaemonComposition {
+    /// The weather services in the settings' order, behind one failover chain.
+    static func providerChain(
+        _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
+    ) -> ProviderChain {
+        let providers: [any WeatherProvider] = settings.effectiveOrder.compactMap { name in
+            switch name {
+            case .openMeteo:
+                return OpenMeteoProvider(
+                    url: settings.openMeteo.url, httpClient: httpClient, timeout: settings.openMeteo.timeout,
+                    userAgent: UserAgent.daemon, logger: logger)
+            case .metNorway:
+                return MetNorwayProvider(
+                    url: settings.metNorway.url, version: ForecastdVersion.current, contact: settings.metNorway.contact,
+                    httpClient: httpClient, timeout: settings.metNorway.timeout, logger: logger,
+                    // MET Norway answers in UTC: its days are cut in the place's own time zone.
+                    timeZone: { coordinate in
+                        places?.nearestPlace(to: coordinate)?.timezone.flatMap { TimeZone(identifier: $0) }
+                    })
+            case .openWeatherMap:
+                guard let key = settings.openWeatherMap.apiKey else { return nil }
+                return OpenWeatherMapProvider(
+                    url: settings.openWeatherMap.url, apiKey: key.revealed, oneCall: settings.openWeatherMap.oneCall,
+                    httpClient: httpClient, timeout: settings.openWeatherMap.timeout, userAgent: UserAgent.daemon, logger: logger)
+            }
+        }
+        return ProviderChain(
+            providers: providers, coordinatePrecision: settings.coordinatePrecision,
+            maximumAnswerOffset: AnswerCheck.maximumTimeOffset, logger: logger)
+    }
+
+    /// The alert service (warnings and air) and the notification service, on `httpClient`.
+    func alertServices(state: ForecastState, httpClient: HTTPClient) -> [any Service] {
+        let logger = self.logger
+        let areas = [MeteoAlarmAreas.fileName, MeteoAlarmAreas.nutsFileName].compactMap { name in
+            let file = Self.sharedFile(name)
+            if file == nil {
+                logger.notice(
+                    "A file of region shapes was not found; warnings named only by its regions' codes are shown with their area not confirmed.",
+                    metadata: ["file": "\(name)"])
+            }
+            return file
+        }
+        let stateDirectory = settings.stateDirectory
+        let environment = ProcessInfo.processInfo.environment
+        let clock = AlertClock.fromEnvironment(environment) ?? .system
+        if clock.speed != 1 {
+            logger.notice(
+                "The warning and air services run on a test clock faster than real time.",
+                metadata: ["speed": "\(clock.speed)"])
+        } else if let text = environment[AlertClock.speedVariable], text != "1" {
+            logger.warning(
+                "The test clock speed is not a number from 1 to 100000; the real clock is used.",
+                metadata: ["variable": "\(AlertClock.speedVariable)", "value": "\(text)"])
+        }
+        return [
+            AlertService(
+                state: state, logger: logger, clock: clock,
+                makeWarningSource: { configuration, country in
+                    let context = WarningSourceContext(
+                        httpClient: httpClient,
+                        userAgent: UserAgent.make(
+                            version: ForecastdVersion.current, contact: configuration.providers.metNorway.contact),
+                        coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger,
+                        now: { clock.now() })
+                    return configuration.warningSource(
+                        forCountry: country, context: context, meteoAlarmAreas: areas,
+                        language: configuration.display.phrases(logger: nil).language)
+                },
+                makeAirService: { configuration in
+                    configuration.airQualityProvider(
+                        httpClient: httpClient, userAgent: UserAgent.daemon, logger: logger, now: { clock.now() }
+                    )
+                    .map { provider in
+                        AirQualityService(
+                            provider: provider, coordinatePrecision: configuration.providers.coordinatePrecision,
+                            logger: logger, now: { clock.now() })
+                    }
+                }),
+            NotificationService(state: state, isSystemService: isSystemService, logger: logger) { preferences in
+                Notifier(
+                    client: NotificationClient(applicationName: "forecastd"), stateDirectory: stateDirectory,
+                    preferences: preferences, opener: DesktopPortal(), logger: logger)
+            },
+        ]
+    }
+
+    /// A shipped file of region shapes (`meteoalarm-areas.jsonl`, `nuts-regions.jsonl`), found as the
+    /// gazetteer is: in the resource bundle beside the executable, under `../share/forecastd`,
+    /// `/usr/local/share/forecastd`, `/usr/share/forecastd`, or the source tree of a development build. nil when
+    /// none is there.
+    static func sharedFile(_ name: String) -> URL? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        let directory = executable.deletingLastPathComponent()
+        let candidates = [
+            directory.appendingPathComponent(MeteoAlarmAreas.resourceBundleName).appendingPathComponent(name),
+            directory.deletingLastPathComponent().appendingPathComponent("share/forecastd").appendingPathComponent(name),
+            URL(fileURLWithPath: "/usr/local/share/forecastd").appendingPathComponent(name),
+            URL(fileURLWithPath: "/usr/share/forecastd").appendingPathComponent(name),
+            MeteoAlarmAreas.sourceTreeURL.deletingLastPathComponent().appendingPathComponent(name),
+        ]
+        return candidates.first { FileManager.default.isReadableFile(atPath: $0.path) }
+    }
+}

@@ -1,0 +1,160 @@
+import Control
+import ControlServer
+import DaemonState
+import ForecastModel
+import Foundation
+import Logging
+import Settings
+import Rendering
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import TestSupport
+import Testing
+
+@Suite("Socket service", .serialized)
+struct SocketServiceTests {
+    func withServer(
+        options: SocketService.Options = SocketService.Options(), directoryMode: Int? = nil,
+        _ body: (String, ForecastState) async throws -> Void
+    ) async throws {
+        let directory = "/tmp/fd-sock-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        if let directoryMode {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, mode_t(directoryMode))
+        }
+        let path = directory + "/forecastd.sock"
+        let configuration = DaemonConfiguration(
+            units: .metric, refreshInterval: 900, mode: .pinned,
+            pin: .init(coordinate: Coordinate(latitude: 46.4983, longitude: 7.5674), name: "Adelboden"), gpsd: nil,
+            maxFixAge: 120, refreshDistanceKm: 5, providers: Settings.defaults(isSystemService: false).providers,
+            statusFile: directory + "/report.json", socketPath: path)
+        let state = ForecastState(configuration: configuration, places: nil, logger: Logger(label: "test"))
+        await state.tick()
+        let service = SocketService(path: path, state: state, logger: Logger(label: "test"), options: options)
+        // Stopped the way the daemon stops it: by graceful shutdown, as on SIGTERM.
+        try await testGracefulShutdown { shutdown in
+            try await withThrowingTaskGroup { group in
+                group.addTask { try await service.run() }
+                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+                while !FileManager.default.fileExists(atPath: path), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                do {
+                    try await body(path, state)
+                } catch {
+                    shutdown.triggerGracefulShutdown()
+                    throw error
+                }
+                shutdown.triggerGracefulShutdown()
+                try await group.waitForAll()
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "the socket file is removed at exit")
+    }
+
+    /// What one client saw in a scripted conversation.
+    struct Conversation: Sendable {
+        var greetingProto: Int?
+        var greetingClass: String?
+        var report = ""
+        var afterBlankAndCase = ""
+        var unknown = ""
+        var afterUnknown = ""
+        var oversized = ""
+        var closedAfterOversized = false
+        var otherClient = ""
+    }
+
+    @Test("greeting, report, errors for unknown and oversized requests")
+    func protocolBasics() async throws {
+        try await withServer { path, state in
+            var info = stat()
+            #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+
+            let seen = try await onOwnThread {
+                var seen = Conversation()
+                let client = try ControlClient(socketPath: path)
+                seen.greetingProto = client.greeting?.proto
+                seen.greetingClass = client.greeting?.class
+                seen.report = try client.request("report")
+                // Case and surrounding blanks do not matter; blank lines are ignored.
+                try client.send("")
+                seen.afterBlankAndCase = try client.request("  REPORT ")
+                seen.unknown = try client.request("weather please")
+                seen.afterUnknown = try client.request("report")
+                try client.send(String(repeating: "x", count: 5000))
+                seen.oversized = try client.readLine()
+                do {
+                    _ = try client.readLine()
+                } catch {
+                    seen.closedAfterOversized = true
+                }
+                seen.otherClient = try ControlClient(socketPath: path).request("report")
+                return seen
+            }
+            let expected = ReportJSON.line(await state.report)
+            #expect(seen.greetingProto == 1)
+            #expect(seen.greetingClass == "VERSION")
+            #expect(seen.report == expected)
+            #expect(try ReportJSON.decode(seen.report).location?.source == "pinned")
+            #expect(seen.afterBlankAndCase == expected)
+            #expect(seen.unknown.contains("\"class\":\"ERROR\""))
+            #expect(seen.unknown.contains("allowed: report, watch, refresh, status"))
+            // The connection survives an unknown request.
+            #expect(seen.afterUnknown == expected)
+            #expect(seen.oversized.contains("longer than 1 KiB") && seen.oversized.contains("\"closed\":true"))
+            #expect(seen.closedAfterOversized)
+            // Other clients are unaffected.
+            #expect(seen.otherClient == expected)
+        }
+    }
+
+    @Test("a client that sends its request and closes its side still gets the answer (echo report | socat)")
+    func halfClose() async throws {
+        try await withServer { path, state in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+            process.arguments = ["-t", "5", "-", "UNIX-CONNECT:\(path)"]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data("report\n".utf8))
+            try input.fileHandleForWriting.close()
+            let data = try await onOwnThread {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return data
+            }
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            #expect(lines.count == 2)
+            #expect(lines.first?.contains("\"VERSION\"") == true)
+            #expect(lines.last == ReportJSON.line(await state.report))
+        }
+    }
+
+    @Test("clients that vanish mid-answer or never read do not disturb the server")
+    func misbehavingClients() async throws {
+        try await withServer { path, _ in
+            for _ in 0..<20 {
+                let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_un()
+                address.sun_family = sa_family_t(AF_UNIX)
+                withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                    let bytes = Array(path.utf8)
+                    raw.copyBytes(from: bytes)
+                    raw[bytes.count] = 0
+                }
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+                _ = "report\nreport\nreport\n".withCString { send(fd, $0, 21, Int32(MSG_NOSIGNAL)) }
+                close(fd)
+            }
+            let line = try await onOwnThread { try ControlClient(socketPath: path).request("report") }
+            #expect(line.contains("\"schema\":1"))
+        }
+    }
+}

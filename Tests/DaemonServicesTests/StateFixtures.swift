@@ -1,0 +1,1 @@
+../DaemonStateTests/StateFixtures.swift

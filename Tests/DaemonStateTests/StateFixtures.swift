@@ -1,0 +1,64 @@
+// Shared by DaemonStateTests and DaemonServicesTests (a symbolic link there): the parts every test of a
+// state needs.
+
+import DaemonState
+import ForecastModel
+import Foundation
+import Logging
+import Settings
+import Synchronization
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_795_343_400)) { current = Mutex(start) }
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// Names every point "Testville" with its distance from a fixed centre, so tests see place updates.
+struct FixedPlaces: PlaceNaming {
+    func nearestPlace(to coordinate: Coordinate) -> Place? {
+        let centre = Coordinate(latitude: 48.9, longitude: 2.33)
+        return Place(
+            name: "Testville", admin1: nil, country: "France", countryCode: "FR", population: 1000, coordinate: centre,
+            timezone: "Europe/Paris", distanceKm: centre.distanceKm(to: coordinate))
+    }
+}
+
+extension DaemonConfiguration {
+    /// Metric, refreshed every 15 minutes, gpsd on 127.0.0.1 unless switched off; no file is written.
+    static func testing(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> DaemonConfiguration {
+        DaemonConfiguration(
+            units: .metric, refreshInterval: 900, mode: mode,
+            pin: pin.map { Pin(coordinate: $0, name: nil) },
+            gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
+            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
+            socketPath: "/nonexistent")
+    }
+}
+
+/// A test with a clock it moves by hand, and states and forecasts on that clock.
+protocol OnTestClock {
+    var clock: TestClock { get }
+}
+
+extension OnTestClock {
+    func makeState(_ configuration: DaemonConfiguration) -> ForecastState {
+        let clock = self.clock
+        return ForecastState(
+            configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
+    }
+
+    func forecast() -> Forecast {
+        Forecast(
+            provider: "open-meteo", attribution: "test", coordinate: Coordinate(latitude: 48.9, longitude: 2.33),
+            fetchedAt: clock.now, utcOffsetSeconds: 3600, timezone: nil,
+            current: CurrentConditions(time: clock.now, temperature: 10), hourly: [], daily: [])
+    }
+}
+
+/// A state's clock for a test of something else.
+struct TestState: OnTestClock {
+    let clock = TestClock()
+}

@@ -1,0 +1,285 @@
+@testable import DaemonState
+import ForecastModel
+import Foundation
+import Location
+import Logging
+import Settings
+import Testing
+import WeatherProviders
+
+/// The values ForecastState is made of, each tested alone with the time set by the test.
+@Suite("The state's parts")
+struct StatePartsTests {
+    let start = Date(timeIntervalSince1970: 1_795_343_400)
+
+    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, ip: Bool = false) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration(
+            units: .metric, refreshInterval: 900, mode: .auto, pin: pin.map { Pin(coordinate: $0, name: nil) },
+            gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
+            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
+            socketPath: "/nonexistent")
+        configuration.ip = ip ? .init(endpoints: []) : nil
+        return configuration
+    }
+
+    func tracker(_ configuration: DaemonConfiguration) -> PositionTracker {
+        PositionTracker(
+            configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"), startedAt: start,
+            locatingGrace: 10)
+    }
+
+    func fix(_ latitude: Double, _ longitude: Double, source: LocationSource = .gpsd, at time: Date) -> LocationFix {
+        LocationFix(
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), source: source, accuracyMeters: 5,
+            receivedAt: time)
+    }
+
+    // MARK: PositionTracker
+
+    @Test("the tracker says locating within gpsd's grace, then no location with the reason, at the moment it names")
+    func trackerLocatingThenNoLocation() {
+        var position = tracker(configuration())
+        position.judge(now: start)
+        #expect(position.locating)
+        #expect(position.noLocationError == nil)
+        #expect(position.judgementMoments == [start.addingTimeInterval(10)])
+        position.judge(now: start.addingTimeInterval(10.001))
+        #expect(!position.locating)
+        #expect(position.noLocationError?.message.hasPrefix("No position: gpsd has no fix and no pin is set") == true)
+    }
+
+    @Test("a fresh gpsd fix wins over the pin, names its place, and goes when it is too old")
+    func trackerFixAgesOut() {
+        var position = tracker(configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16)))
+        position.handle(.fix(fix(48.9043, 2.3330, at: start)))
+        let changed = position.judge(now: start)
+        #expect(changed)
+        #expect(position.chosen?.fix.source == .gpsd)
+        #expect(position.chosen?.place?.name == "Testville")
+        // Fresh for max_fix_age, then recent for recent_fix_minutes: both moments are set.
+        #expect(position.judgementMoments.contains(start.addingTimeInterval(120)))
+        let old = start.addingTimeInterval(120 + position.configuration.recentFixWindow + 1)
+        let changedAgain = position.judge(now: old)
+        #expect(changedAgain)
+        #expect(position.chosen?.fix.source == .pinned)
+        #expect(position.judge(now: old) == false)
+    }
+
+    @Test("a jump at an impossible speed is held back and shown by locate, until a following fix confirms it")
+    func trackerHoldsJumps() {
+        var position = tracker(configuration())
+        position.handle(.fix(fix(48.9043, 2.3330, at: start)))
+        position.judge(now: start)
+        let later = start.addingTimeInterval(1)
+        position.handle(.fix(fix(40.0, 2.3330, at: later)))
+        position.judge(now: later)
+        #expect(position.chosen?.fix.coordinate.latitude == 48.9043)
+        let gpsd = position.locate(now: later).sources.first { $0.source == "gpsd" }
+        #expect(gpsd?.detail.contains("is held back until following fixes confirm it") == true)
+    }
+
+    @Test("the saved position stands in when no source knows better, and is named \"saved\" by locate")
+    func trackerSavedFix() {
+        var position = tracker(configuration(gpsd: false))
+        position.restore(savedFix: fix(48.9043, 2.3330, source: .ip, at: start.addingTimeInterval(-3600)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.coordinate.latitude == 48.9043)
+        #expect(position.reason == "no source knows the position; using the last one saved")
+        #expect(position.locate(now: start).chosen == "saved")
+    }
+
+    @Test("IP geolocation is wanted only while no better source knows the position")
+    func trackerWantsIPOnlyWithoutABetterSource() {
+        var position = tracker(configuration(ip: true))
+        position.judge(now: start.addingTimeInterval(11))
+        #expect(position.wantedSources.contains { if case .ip = $0 { true } else { false } })
+        position.handle(.fix(fix(48.9043, 2.3330, at: start.addingTimeInterval(11))))
+        position.judge(now: start.addingTimeInterval(11))
+        #expect(!position.wantedSources.contains { if case .ip = $0 { true } else { false } })
+    }
+
+    // MARK: FetchSchedule
+
+    @Test("a failure streak waits for the moment it is given, keeps its start, and a success ends it")
+    func scheduleStreak() {
+        var schedule = FetchSchedule()
+        let timeout = ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 5 s")
+        let started = schedule.failed(timeout, at: start, retryAt: start.addingTimeInterval(30))
+        #expect(started)
+        #expect(schedule.isWaiting(at: start.addingTimeInterval(29.9)))
+        #expect(!schedule.isWaiting(at: start.addingTimeInterval(30)))
+        let second = start.addingTimeInterval(30)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        let startedAgain = schedule.failed(offline, at: second, retryAt: second.addingTimeInterval(60))
+        #expect(!startedAgain)
+        #expect(schedule.failure?.since == start)
+        #expect(schedule.failure?.attempts == 2)
+        #expect(schedule.reportError?.kind == "offline")
+        #expect(schedule.reportError?.since == Timestamps.rfc3339(start))
+        #expect(schedule.succeeded()?.attempts == 2)
+        #expect(schedule.failure == nil)
+        #expect(schedule.reportError == nil)
+        #expect(!schedule.isWaiting(at: second))
+    }
+
+    @Test("the network's return asks again only providers that failed for want of a connection")
+    func networkReturnedReason() {
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        let timeout = ProviderError(provider: "open-meteo", kind: .timeout, detail: "no answer within 5 s")
+        let serverError = ProviderError(provider: "open-meteo", kind: .providerError, detail: "HTTP 503")
+        let limited = ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600))
+        #expect(FetchReason.networkReturned.asksAgain(after: offline))
+        #expect(FetchReason.networkReturned.asksAgain(after: timeout))
+        #expect(!FetchReason.networkReturned.asksAgain(after: serverError))
+        #expect(!FetchReason.networkReturned.asksAgain(after: limited))
+        #expect(FetchReason.userAsked.asksAgain(after: serverError))
+        #expect(!FetchReason.userAsked.asksAgain(after: limited))
+        #expect(!FetchReason.due.asksAgain(after: offline))
+    }
+
+    // MARK: HereSchedule
+
+    func forecast(at time: Date) -> Forecast {
+        Forecast(
+            provider: "open-meteo", attribution: "test", coordinate: Coordinate(latitude: 48.9, longitude: 2.33),
+            fetchedAt: time, utcOffsetSeconds: 3600, timezone: nil, current: CurrentConditions(time: time, temperature: 10),
+            hourly: [], daily: [])
+    }
+
+    @Test("here is due at once, then after the refresh interval or a move beyond refresh_distance_km")
+    func hereDueByTimeAndDistance() {
+        var here = HereSchedule()
+        let paris = Coordinate(latitude: 48.9043, longitude: 2.3330)
+        func due(_ position: Coordinate, _ held: Forecast?, at now: Date) -> DueFetch? {
+            here.due(position: position, forecast: held, now: now, refreshInterval: 900, refreshDistanceKm: 5)
+        }
+        #expect(due(paris, nil, at: start) == DueFetch(coordinate: paris, reason: .due))
+        #expect(here.succeeded(for: paris) == nil)
+        let held = forecast(at: start)
+        #expect(due(paris, held, at: start.addingTimeInterval(899)) == nil)
+        #expect(due(paris, held, at: start.addingTimeInterval(900)) != nil)
+        // The answer must not be older than what is held for this place; for another place anything goes.
+        #expect(due(paris, held, at: start.addingTimeInterval(900))?.held == start)
+        let moved = Coordinate(latitude: 48.9943, longitude: 2.3330)  // 10 km north
+        #expect(due(moved, held, at: start.addingTimeInterval(60)) == DueFetch(coordinate: moved, reason: .due))
+        #expect(due(moved, held, at: start.addingTimeInterval(60))?.held == nil)
+        #expect(here.judgementMoments(forecast: held, refreshInterval: 900) == [start.addingTimeInterval(900)])
+    }
+
+    @Test("a user may ask at once, but not within 10 s of a failure; the refusal names the next attempt")
+    func hereUserRefresh() {
+        var here = HereSchedule()
+        let paris = Coordinate(latitude: 48.9043, longitude: 2.3330)
+        _ = here.succeeded(for: paris)
+        #expect(here.askedByUser(at: start) == nil)
+        let taken = here.take(position: paris, forecast: forecast(at: start), now: start, refreshInterval: 900, refreshDistanceKm: 5)
+        #expect(taken?.forced == true)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        #expect(here.failed(offline, at: start, userAsked: true, retryAt: start.addingTimeInterval(30)) == .startedStreak)
+        let refusal = here.askedByUser(at: start.addingTimeInterval(9))
+        #expect(refusal?.message.contains("the next one is due at \(Timestamps.rfc3339(start.addingTimeInterval(30)))") == true)
+        #expect(refusal?.kind == .tooSoon && refusal?.retryAt == start.addingTimeInterval(30))
+        #expect(here.askedByUser(at: start.addingTimeInterval(10)) == nil)
+        // A user's failure during the streak leaves the automatic retry where it was.
+        #expect(here.failed(offline, at: start.addingTimeInterval(10), userAsked: true, retryAt: start.addingTimeInterval(99)) == .userAskedDuringStreak)
+        #expect(here.failure?.retryAt == start.addingTimeInterval(30))
+    }
+
+    @Test("a shortened user interval (FORECASTD_TEST_INTERVALS) refuses a refresh for that long only")
+    func hereShortenedUserRefresh() {
+        var here = HereSchedule(userInterval: 2)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        _ = here.failed(offline, at: start, userAsked: false, retryAt: start.addingTimeInterval(30))
+        #expect(here.askedByUser(at: start.addingTimeInterval(1.9)) != nil)
+        #expect(here.askedByUser(at: start.addingTimeInterval(2)) == nil)
+    }
+
+    @Test("the network's return makes an offline failure due at once, once; a provider's refusal keeps its wait")
+    func hereNetworkReturn() {
+        var here = HereSchedule()
+        let paris = Coordinate(latitude: 48.9043, longitude: 2.3330)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        _ = here.failed(offline, at: start, userAsked: false, retryAt: start.addingTimeInterval(60))
+        #expect(here.due(position: paris, forecast: nil, now: start.addingTimeInterval(5), refreshInterval: 900, refreshDistanceKm: 5) == nil)
+        here.networkOrClockChanged()
+        let taken = here.take(position: paris, forecast: nil, now: start.addingTimeInterval(5), refreshInterval: 900, refreshDistanceKm: 5)
+        #expect(taken == DueFetch(coordinate: paris, reason: .networkReturned))
+        #expect(here.due(position: paris, forecast: nil, now: start.addingTimeInterval(5), refreshInterval: 900, refreshDistanceKm: 5) == nil)
+
+        var limited = HereSchedule()
+        let refusal = ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600))
+        _ = limited.failed(refusal, at: start, userAsked: false, retryAt: start.addingTimeInterval(600))
+        limited.networkOrClockChanged()
+        #expect(limited.due(position: paris, forecast: nil, now: start.addingTimeInterval(5), refreshInterval: 900, refreshDistanceKm: 5) == nil)
+    }
+
+    @Test("the network's return makes a listed city's offline failure due at once, until its next result; a refusal keeps its wait")
+    func citiesNetworkReturn() {
+        let paris = DaemonConfiguration.City(
+            id: "paris-fr", name: "Paris", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: false)
+        let lisbon = DaemonConfiguration.City(
+            id: "lisbon-pt", name: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
+        var cities = CityForecasts([paris, lisbon], places: nil)
+        let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
+        let refusal = ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600))
+        _ = cities.failed(offline, id: "paris-fr", at: start, retryAt: start.addingTimeInterval(60))
+        _ = cities.failed(refusal, id: "lisbon-pt", at: start, retryAt: start.addingTimeInterval(600))
+        let soon = start.addingTimeInterval(5)
+        #expect(cities.due(at: soon, refreshInterval: 900) == nil)
+
+        cities.networkOrClockChanged()
+        let due = cities.due(at: soon, refreshInterval: 900)
+        #expect(due?.city == paris)
+        #expect(due?.reason == .networkReturned)
+        // Failing again (still offline) ends it: the new retry holds. Lisbon's refusal held throughout.
+        _ = cities.failed(offline, id: "paris-fr", at: soon, retryAt: soon.addingTimeInterval(120))
+        #expect(cities.due(at: soon, refreshInterval: 900) == nil)
+    }
+
+    // MARK: ReportProblems
+
+    @Test("a save's first failure message stays until it succeeds; errors come settings, saves, position and forecast, alerts")
+    func reportProblems() {
+        var problems = ReportProblems()
+        let settings = ReportError(kind: .config, message: "forecastd.toml:3:1: bad")
+        let air = ReportError(kind: .air, message: "air: HTTP 503")
+        let forecast = ReportError(kind: .offline, message: "offline")
+        let changes = [
+            problems.setConfiguration([settings]), problems.setConfiguration([settings]),
+            problems.setStorage("state", message: "disk full", at: start),
+            problems.setStorage("state", message: "still full", at: start.addingTimeInterval(60)),
+        ]
+        #expect(changes == [true, false, true, false])
+        problems.setAlerts([air])
+        let errors = problems.errors(between: [forecast])
+        #expect(errors.map(\.message) == ["forecastd.toml:3:1: bad", "disk full", "offline", "air: HTTP 503"])
+        #expect(errors[1].since == Timestamps.rfc3339(start))
+        let ends = [
+            problems.setStorage("state", message: nil, at: start.addingTimeInterval(120)),
+            problems.setStorage("state", message: nil, at: start.addingTimeInterval(120)),
+        ]
+        #expect(ends == [true, false])
+        #expect(problems.errors(between: []).count == 2)
+    }
+
+    // MARK: Broadcast
+
+    @Test("a follower gets the current value, then each new one; one that stops is forgotten")
+    func broadcast() async {
+        let broadcast = Broadcast(1)
+        var first: AsyncStream<Int>.Iterator? = broadcast.updates().makeAsyncIterator()
+        #expect(await first?.next() == 1)
+        broadcast.send(2)
+        #expect(broadcast.value == 2)
+        #expect(await first?.next() == 2)
+        var late = broadcast.updates().makeAsyncIterator()
+        #expect(await late.next() == 2)
+        #expect(broadcast.followerCount == 2)
+        first = nil
+        #expect(broadcast.followerCount == 1)
+        broadcast.send(3)
+        broadcast.send(4)
+        // A slow follower skips to the newest value.
+        #expect(await late.next() == 4)
+    }
+}
