@@ -77,7 +77,7 @@ struct IPLocationTests {
         try await withServer { server in
             server.setRoute(path: "/ipinfo", .html("<html><body><h1>502 Bad Gateway</h1></body></html>"))
             server.setRoute(path: "/ipapi", try .fixture("ip-geolocation/ipapi-200-rate-limited.json"))
-            server.setRoute(path: "/ip-api", try ReplayResponse.fixture("ip-geolocation/ip-api-montreal.json").delayed(by: .seconds(5)))
+            server.setRoute(path: "/ip-api", try ReplayResponse.fixture("ip-geolocation/ip-api-montreal.json").delayed(by: .seconds(60)))
             server.setRoute(path: "/ifconfig", try .fixture("ip-geolocation/ifconfig-oslo.json"))
             let cachePath = temporaryCachePath()
             defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: cachePath).deletingLastPathComponent().path) }

@@ -215,14 +215,14 @@ struct OpenMeteoProviderTests {
         try await Self.withProvider(timeout: .seconds(1)) { server, provider in
             let samara = try ReplayResponse.fixture(
                 "open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json")
-            server.setRoute(path: Self.path, samara.delayed(by: .seconds(6)))
+            server.setRoute(path: Self.path, samara.delayed(by: .seconds(60)))
             let started = ContinuousClock.now
             let error = await Self.failure(provider)
             let elapsed = ContinuousClock.now - started
             #expect(error?.kind == .timeout)
             #expect(error?.message == "open-meteo: no answer within 1 s")
             #expect(elapsed >= .milliseconds(900))
-            #expect(elapsed < .seconds(4))
+            #expect(elapsed < .seconds(10))  // the deadline, not the answer 60 s later; slack for a loaded machine
         }
     }
 
@@ -237,7 +237,7 @@ struct OpenMeteoProviderTests {
             let elapsed = ContinuousClock.now - started
             #expect(error?.kind == .timeout)
             #expect(error?.message == "open-meteo: no answer within 1 s")
-            #expect(elapsed < .seconds(4))
+            #expect(elapsed < .seconds(10))  // the deadline, not the stalled body's end; slack for a loaded machine
         }
     }
 

@@ -47,7 +47,7 @@ struct ProviderChainTests {
     static func misbehaviour(_ name: String) throws -> ReplayResponse {
         let samara = try ReplayResponse.fixture(Self.samara)
         switch name {
-        case "slow": return samara.delayed(by: .seconds(3))
+        case "slow": return samara.delayed(by: .seconds(60))  // far past the 1 s deadline, even on a loaded machine
         case "500": return .json(#"{"error":true,"reason":"internal"}"#, status: 500)
         case "502 html": return .html("<html><body><h1>502 Bad Gateway</h1></body></html>")
         case "429":
