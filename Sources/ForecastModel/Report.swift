@@ -230,6 +230,8 @@ public struct ReportUnits: Sendable, Hashable, Codable {
     public var visibilitySymbol: String { visibility ?? distance ?? UnitWords.symbol(DistanceUnit.km) }
 }
 
+/// The conditions now, in the report's units. Made by ``Report/init(_:now:)`` from a ``Forecast``, or decoded
+/// from a report's JSON; no public initialiser, so none is put together by hand with unconverted values.
 public struct ReportCurrent: Sendable, Hashable, Codable {
     public var time: String
     public var temperature: Double?
@@ -246,31 +248,10 @@ public struct ReportCurrent: Sendable, Hashable, Codable {
     public var cloudCover: Double?
     public var uvIndex: Double?
     public var visibility: Double?
-
-    public init(
-        time: String, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
-        windSpeed: Double? = nil, windDirection: Double? = nil, precipitation: Double? = nil, pressure: Double? = nil,
-        condition: Condition? = nil, isDay: Bool? = nil, dewPoint: Double? = nil, windGusts: Double? = nil,
-        cloudCover: Double? = nil, uvIndex: Double? = nil, visibility: Double? = nil
-    ) {
-        self.dewPoint = dewPoint
-        self.windGusts = windGusts
-        self.cloudCover = cloudCover
-        self.uvIndex = uvIndex
-        self.visibility = visibility
-        self.time = time
-        self.temperature = temperature
-        self.apparentTemperature = apparentTemperature
-        self.humidity = humidity
-        self.windSpeed = windSpeed
-        self.windDirection = windDirection
-        self.precipitation = precipitation
-        self.pressure = pressure
-        self.condition = condition
-        self.isDay = isDay
-    }
 }
 
+/// One hour of the forecast, in the report's units. Made by ``Report/init(_:now:)`` from a ``Forecast``, or decoded
+/// from a report's JSON; no public initialiser, so none is put together by hand with unconverted values.
 public struct ReportHour: Sendable, Hashable, Codable {
     public var time: String
     public var temperature: Double?
@@ -285,29 +266,10 @@ public struct ReportHour: Sendable, Hashable, Codable {
     public var windGusts: Double?
     public var cloudCover: Double?
     public var uvIndex: Double?
-
-    public init(
-        time: String, temperature: Double? = nil, apparentTemperature: Double? = nil, humidity: Double? = nil,
-        precipitation: Double? = nil, precipitationProbability: Double? = nil, windSpeed: Double? = nil,
-        windDirection: Double? = nil, condition: Condition? = nil, isDay: Bool? = nil, windGusts: Double? = nil,
-        cloudCover: Double? = nil, uvIndex: Double? = nil
-    ) {
-        self.windGusts = windGusts
-        self.cloudCover = cloudCover
-        self.uvIndex = uvIndex
-        self.time = time
-        self.temperature = temperature
-        self.apparentTemperature = apparentTemperature
-        self.humidity = humidity
-        self.precipitation = precipitation
-        self.precipitationProbability = precipitationProbability
-        self.windSpeed = windSpeed
-        self.windDirection = windDirection
-        self.condition = condition
-        self.isDay = isDay
-    }
 }
 
+/// One day of the forecast, in the report's units. Made by ``Report/init(_:now:)`` from a ``Forecast``, or decoded
+/// from a report's JSON; no public initialiser, so none is put together by hand with unconverted values.
 public struct ReportDay: Sendable, Hashable, Codable {
     public var date: String
     public var temperatureMin: Double?
@@ -320,24 +282,6 @@ public struct ReportDay: Sendable, Hashable, Codable {
     public var sunset: String?
     public var windGustsMax: Double?
     public var uvIndexMax: Double?
-
-    public init(
-        date: String, temperatureMin: Double? = nil, temperatureMax: Double? = nil, condition: Condition? = nil,
-        precipitationProbability: Double? = nil, precipitationSum: Double? = nil, windSpeedMax: Double? = nil,
-        sunrise: String? = nil, sunset: String? = nil, windGustsMax: Double? = nil, uvIndexMax: Double? = nil
-    ) {
-        self.windGustsMax = windGustsMax
-        self.uvIndexMax = uvIndexMax
-        self.date = date
-        self.temperatureMin = temperatureMin
-        self.temperatureMax = temperatureMax
-        self.condition = condition
-        self.precipitationProbability = precipitationProbability
-        self.precipitationSum = precipitationSum
-        self.windSpeedMax = windSpeedMax
-        self.sunrise = sunrise
-        self.sunset = sunset
-    }
 }
 
 public struct ReportProvider: Sendable, Hashable, Codable {

@@ -56,32 +56,30 @@ public enum WindSpeedUnit: String, Sendable, Hashable, Codable, CaseIterable {
     /// The Beaufort scale, forces 0 to 12.
     case bft
 
+    /// km/h in one of this unit, and how it is shown: m/s with one decimal, the others whole. Nil for
+    /// Beaufort, whose forces are ranges of speed (``Beaufort``), not a multiple of one.
+    var scale: LinearScale? {
+        switch self {
+        case .kmh: LinearScale(canonicalPerUnit: 1, decimals: 0)
+        case .ms: LinearScale(canonicalPerUnit: 3.6, decimals: 1)
+        case .mph: LinearScale(canonicalPerUnit: 1.609344, decimals: 0)
+        case .kn: LinearScale(canonicalPerUnit: 1.852, decimals: 0)
+        case .bft: nil
+        }
+    }
+
     /// Converts a speed held in kilometres per hour, rounded as this unit is shown (``decimals``).
     public func convert(fromKmh value: Double) -> Double {
-        let converted: Double
-        switch self {
-        case .kmh: converted = value
-        case .ms: converted = value / 3.6
-        case .mph: converted = value / 1.609344
-        case .kn: converted = value / 1.852
-        case .bft: converted = Double(Beaufort.force(kmh: value))
-        }
-        return converted.rounded(places: decimals)
+        scale?.fromCanonical(value) ?? Double(Beaufort.force(kmh: value))
     }
 
     /// A speed in this unit back in km/h; a Beaufort force gives the middle of its range.
     public func kmh(from value: Double) -> Double {
-        switch self {
-        case .kmh: value
-        case .ms: CanonicalUnits.kmh(fromMetresPerSecond: value)
-        case .mph: CanonicalUnits.kmh(fromMph: value)
-        case .kn: CanonicalUnits.kmh(fromKnots: value)
-        case .bft: Beaufort.middleKmh(force: Int(value.rounded()))
-        }
+        scale?.toCanonical(value) ?? Beaufort.middleKmh(force: Int(value.rounded()))
     }
 
     /// The decimal places a speed is shown with: m/s one, the others none.
-    public var decimals: Int { self == .ms ? 1 : 0 }
+    public var decimals: Int { scale?.decimals ?? 0 }
 
     /// The unit whose report symbol is `symbol` (``UnitWords/symbol(_:)-…``); nil for none.
     public init?(symbol: String) {
@@ -101,26 +99,21 @@ public enum PressureUnit: String, Sendable, Hashable, Codable, CaseIterable {
     /// Kilopascals.
     case kpa
 
-    /// Converts a pressure held in hectopascals, rounded as this unit is shown (``decimals``).
-    public func convert(fromHectopascals value: Double) -> Double {
-        let converted: Double
+    /// hPa in one of this unit; hPa and mmHg shown whole, kPa with one decimal, inHg with two.
+    var scale: LinearScale {
         switch self {
-        case .hpa: converted = value
-        case .inhg: converted = value / 33.8638866667
-        case .mmhg: converted = value / 1.33322387415
-        case .kpa: converted = value / 10
+        case .hpa: LinearScale(canonicalPerUnit: 1, decimals: 0)
+        case .inhg: LinearScale(canonicalPerUnit: 33.8638866667, decimals: 2)
+        case .mmhg: LinearScale(canonicalPerUnit: 1.33322387415, decimals: 0)
+        case .kpa: LinearScale(canonicalPerUnit: 10, decimals: 1)
         }
-        return converted.rounded(places: decimals)
     }
 
+    /// Converts a pressure held in hectopascals, rounded as this unit is shown (``decimals``).
+    public func convert(fromHectopascals value: Double) -> Double { scale.fromCanonical(value) }
+
     /// hPa and mmHg whole, kPa one decimal, inHg two.
-    public var decimals: Int {
-        switch self {
-        case .hpa, .mmhg: 0
-        case .kpa: 1
-        case .inhg: 2
-        }
-    }
+    public var decimals: Int { scale.decimals }
 
     /// The unit whose report symbol is `symbol`; nil for none.
     public init?(symbol: String) {
@@ -135,13 +128,16 @@ public enum PrecipitationUnit: String, Sendable, Hashable, Codable, CaseIterable
     /// Inches.
     case `in`
 
-    /// Converts an amount held in millimetres, rounded as this unit is shown (``decimals``).
-    public func convert(fromMillimetres value: Double) -> Double {
-        (self == .mm ? value : value / 25.4).rounded(places: decimals)
+    /// mm in one of this unit; mm shown with one decimal, inches with two.
+    var scale: LinearScale {
+        self == .mm ? LinearScale(canonicalPerUnit: 1, decimals: 1) : LinearScale(canonicalPerUnit: 25.4, decimals: 2)
     }
 
+    /// Converts an amount held in millimetres, rounded as this unit is shown (``decimals``).
+    public func convert(fromMillimetres value: Double) -> Double { scale.fromCanonical(value) }
+
     /// mm one decimal, inches two.
-    public var decimals: Int { self == .mm ? 1 : 2 }
+    public var decimals: Int { scale.decimals }
 
     /// The unit whose report symbol is `symbol`; nil for none.
     public init?(symbol: String) {
@@ -156,10 +152,11 @@ public enum DistanceUnit: String, Sendable, Hashable, Codable, CaseIterable {
     /// Statute miles.
     case mi
 
+    /// km in one of this unit; both shown with one decimal.
+    var scale: LinearScale { LinearScale(canonicalPerUnit: self == .km ? 1 : 1.609344, decimals: 1) }
+
     /// Converts a distance held in kilometres, to one decimal.
-    public func convert(fromKm value: Double) -> Double {
-        (self == .km ? value : value / 1.609344).rounded(places: 1)
-    }
+    public func convert(fromKm value: Double) -> Double { scale.fromCanonical(value) }
 }
 
 /// `time` in `[units]`: how clock times are shown to people (the report's JSON keeps RFC 3339).
@@ -348,12 +345,28 @@ public enum Beaufort {
     }
 }
 
-/// Conversions into the canonical (metric) units forecasts are stored in.
+/// Conversions into the canonical (metric) units forecasts are stored in. The linear ones read the units'
+/// own tables (``LinearScale``), so what a provider sends in mph and what a user reads in mph agree.
 public enum CanonicalUnits {
     public static func celsius(fromFahrenheit value: Double) -> Double { (value - 32) * 5 / 9 }
     public static func celsius(fromKelvin value: Double) -> Double { value - 273.15 }
-    public static func kmh(fromMetresPerSecond value: Double) -> Double { value * 3.6 }
-    public static func kmh(fromMph value: Double) -> Double { value * 1.609344 }
-    public static func kmh(fromKnots value: Double) -> Double { value * 1.852 }
-    public static func millimetres(fromInches value: Double) -> Double { value * 25.4 }
+    public static func kmh(fromMetresPerSecond value: Double) -> Double { WindSpeedUnit.ms.kmh(from: value) }
+    public static func kmh(fromMph value: Double) -> Double { WindSpeedUnit.mph.kmh(from: value) }
+    public static func kmh(fromKnots value: Double) -> Double { WindSpeedUnit.kn.kmh(from: value) }
+    public static func millimetres(fromInches value: Double) -> Double { PrecipitationUnit.in.scale.toCanonical(value) }
+}
+
+/// A unit that is its quantity's canonical unit (km/h, hPa, mm, km) times a constant, and the decimals it
+/// is shown with. Each unit enum keeps one table of these, so a conversion, its way back and the rounding
+/// read the same numbers.
+struct LinearScale {
+    /// How many canonical units make one of this unit: 3.6 km/h in 1 m/s.
+    var canonicalPerUnit: Double
+    var decimals: Int
+
+    /// A value held in the canonical unit, in this one, rounded as it is shown.
+    func fromCanonical(_ value: Double) -> Double { (value / canonicalPerUnit).rounded(places: decimals) }
+
+    /// A value in this unit, in the canonical one, unrounded.
+    func toCanonical(_ value: Double) -> Double { value * canonicalPerUnit }
 }

@@ -61,135 +61,18 @@ public enum POFile {
         guard text.utf8.count <= maximumFileBytes else {
             throw POError(line: 1, message: "the catalogue is larger than \(ByteCount(maximumFileBytes))")
         }
-        var entries: [POEntry] = []
-        var current: POEntry?
-        // Which string a continuation line ("...") extends.
-        enum Field { case context, msgid, plural, msgstr(Int) }
-        var field: Field?
-        var comments: [String] = []
-        var fuzzy = false
+        var builder = POEntryBuilder()
         var lineNumber = 0
-
-        func finish() throws(POError) {
-            if let entry = current {
-                guard entries.count < maximumEntries else {
-                    throw POError(line: entry.line, message: "more than \(maximumEntries) entries")
-                }
-                entries.append(entry)
-            }
-            current = nil
-            field = nil
-        }
-        func startIfNeeded(_ line: Int) {
-            if current == nil {
-                current = POEntry(
-                    context: nil, msgid: "", msgidPlural: nil, msgstr: [], isFuzzy: fuzzy,
-                    extractedComment: comments.joined(separator: "\n"), line: line)
-                comments = []
-                fuzzy = false
-            }
-        }
-        func append(_ string: String, to field: Field, line: Int) throws(POError) {
-            let joined: Int
-            switch field {
-            case .context:
-                let context = (current?.context ?? "") + string
-                current?.context = context
-                joined = context.utf8.count
-            case .msgid:
-                current?.msgid += string
-                joined = current?.msgid.utf8.count ?? 0
-            case .plural:
-                let plural = (current?.msgidPlural ?? "") + string
-                current?.msgidPlural = plural
-                joined = plural.utf8.count
-            case .msgstr(let index):
-                current?.msgstr[index] += string
-                joined = current?.msgstr[index].utf8.count ?? 0
-            }
-            guard joined <= maximumStringBytes else {
-                throw POError(line: line, message: "a string is longer than \(ByteCount(maximumStringBytes))")
-            }
-        }
-
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingWhitespace()
-            if line.isEmpty {
-                if current != nil, !(current?.msgstr.isEmpty ?? true) { try finish() }
-                continue
-            }
-            if line.hasPrefix("#") {
-                // A comment after a complete entry starts the next one.
-                if current != nil, !(current?.msgstr.isEmpty ?? true) { try finish() }
-                if line.hasPrefix("#~") { continue }
-                if line.hasPrefix("#,") {
-                    let flags = line.dropFirst(2).split(separator: ",").map { $0.trimmingWhitespace() }
-                    if flags.contains("fuzzy") { fuzzy = true }
-                } else if line.hasPrefix("#.") {
-                    comments.append(String(line.dropFirst(2).trimmingWhitespace()))
-                }
-                continue
-            }
-            if line.hasPrefix("\"") {
-                guard let field else { throw POError(line: lineNumber, message: "a string continues nothing") }
-                try append(try unquote(line, line: lineNumber), to: field, line: lineNumber)
-                continue
-            }
-            guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
-                throw POError(line: lineNumber, message: "expected a keyword and a quoted string")
-            }
-            let keyword = line[..<space]
-            let value = try unquote(line[space...].trimmingWhitespace(), line: lineNumber)
-            guard value.utf8.count <= maximumStringBytes else {
-                throw POError(line: lineNumber, message: "a string is longer than \(ByteCount(maximumStringBytes))")
-            }
-            switch keyword {
-            case "msgctxt":
-                if current != nil { try finish() }
-                startIfNeeded(lineNumber)
-                current?.context = value
-                field = .context
-            case "msgid":
-                if current != nil, current?.msgstr.isEmpty == false || current?.msgid.isEmpty == false { try finish() }
-                startIfNeeded(lineNumber)
-                current?.msgid = value
-                field = .msgid
-            case "msgid_plural":
-                guard current != nil, case .msgid = field else {
-                    throw POError(line: lineNumber, message: "msgid_plural must follow msgid")
-                }
-                current?.msgidPlural = value
-                field = .plural
-            default:
-                guard current != nil, keyword.hasPrefix("msgstr") else {
-                    throw POError(line: lineNumber, message: "unknown keyword \"\(keyword)\"")
-                }
-                var index = 0
-                if keyword != "msgstr" {
-                    guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"),
-                        let number = Int(keyword.dropFirst(7).dropLast())
-                    else { throw POError(line: lineNumber, message: "unknown keyword \"\(keyword)\"") }
-                    index = number
-                }
-                guard index == current?.msgstr.count else {
-                    throw POError(line: lineNumber, message: "\(keyword) out of order: expected msgstr[\(current?.msgstr.count ?? 0)]")
-                }
-                guard index < maximumPluralForms else {
-                    throw POError(line: lineNumber, message: "more than \(maximumPluralForms) plural forms")
-                }
-                current?.msgstr.append(value)
-                field = .msgstr(index)
+            switch try POLine(rawLine.trimmingWhitespace(), number: lineNumber) {
+            case .blank: try builder.endIfComplete()
+            case .comment(let comment): try builder.add(comment)
+            case .continuation(let literal): try builder.continueString(literal, line: lineNumber)
+            case .keyword(let keyword, let value): try builder.add(keyword, value, line: lineNumber)
             }
         }
-        if current != nil { try finish() }
-        for entry in entries where entry.msgstr.isEmpty {
-            throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has no msgstr")
-        }
-        for entry in entries where entry.msgidPlural == nil && entry.msgstr.count != 1 {
-            throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has msgstr[N] but no msgid_plural")
-        }
-        return entries
+        return try builder.finish()
     }
 
     /// The text of a C-style string literal: `"a\"b\n"` → `a"b` + newline.
@@ -257,6 +140,190 @@ public enum POFile {
             }
         }
         return out
+    }
+}
+
+/// One line of a `.po` file, read on its own: what it is does not depend on the lines before it.
+enum POLine {
+    case blank
+    case comment(Comment)
+    /// A string on a line of its own, which extends the string of the keyword above; still quoted, since
+    /// what is wrong with it matters less than that it continues nothing.
+    case continuation(Substring)
+    /// `msgid "…"`, `msgstr[1] "…"`: the keyword and its string, unquoted.
+    case keyword(Substring, String)
+
+    enum Comment {
+        /// `#, fuzzy` among the flags.
+        case fuzzy
+        /// `#. …`, for translators.
+        case extracted(String)
+        /// Any other: `#:` references, `#|` previous strings, `#~` obsolete entries, translators' `# …`.
+        case ignored
+    }
+
+    /// Reads `line`, trimmed of white space; `number` is its line in the file, for errors.
+    init(_ line: Substring, number: Int) throws(POError) {
+        if line.isEmpty {
+            self = .blank
+        } else if line.hasPrefix("#") {
+            self = .comment(Self.comment(line))
+        } else if line.hasPrefix("\"") {
+            self = .continuation(line)
+        } else {
+            guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
+                throw POError(line: number, message: "expected a keyword and a quoted string")
+            }
+            let value = try POFile.unquote(line[space...].trimmingWhitespace(), line: number)
+            guard value.utf8.count <= POFile.maximumStringBytes else {
+                throw POError(line: number, message: "a string is longer than \(ByteCount(POFile.maximumStringBytes))")
+            }
+            self = .keyword(line[..<space], value)
+        }
+    }
+
+    private static func comment(_ line: Substring) -> Comment {
+        if line.hasPrefix("#~") { return .ignored }
+        if line.hasPrefix("#,") {
+            let flags = line.dropFirst(2).split(separator: ",").map { $0.trimmingWhitespace() }
+            return flags.contains("fuzzy") ? .fuzzy : .ignored
+        }
+        if line.hasPrefix("#.") { return .extracted(String(line.dropFirst(2).trimmingWhitespace())) }
+        return .ignored
+    }
+}
+
+/// Makes entries from the lines of a `.po` file in order: which entry is open, which of its strings a
+/// continuation extends, and the comments and flags waiting for the next entry; with the checks that need them.
+struct POEntryBuilder {
+    /// Which string a continuation line extends.
+    private enum Field { case context, msgid, plural, msgstr(Int) }
+
+    private var entries: [POEntry] = []
+    private var current: POEntry?
+    private var field: Field?
+    private var comments: [String] = []
+    private var fuzzy = false
+
+    /// A blank line ends an entry that has its translation.
+    mutating func endIfComplete() throws(POError) {
+        if current != nil, !(current?.msgstr.isEmpty ?? true) { try end() }
+    }
+
+    mutating func add(_ comment: POLine.Comment) throws(POError) {
+        // A comment after a complete entry starts the next one.
+        try endIfComplete()
+        switch comment {
+        case .fuzzy: fuzzy = true
+        case .extracted(let text): comments.append(text)
+        case .ignored: break
+        }
+    }
+
+    mutating func continueString(_ literal: Substring, line: Int) throws(POError) {
+        guard let field else { throw POError(line: line, message: "a string continues nothing") }
+        try append(try POFile.unquote(literal, line: line), to: field, line: line)
+    }
+
+    mutating func add(_ keyword: Substring, _ value: String, line: Int) throws(POError) {
+        switch keyword {
+        case "msgctxt":
+            if current != nil { try end() }
+            start(line)
+            current?.context = value
+            field = .context
+        case "msgid":
+            if current != nil, current?.msgstr.isEmpty == false || current?.msgid.isEmpty == false { try end() }
+            start(line)
+            current?.msgid = value
+            field = .msgid
+        case "msgid_plural":
+            guard current != nil, case .msgid = field else {
+                throw POError(line: line, message: "msgid_plural must follow msgid")
+            }
+            current?.msgidPlural = value
+            field = .plural
+        default:
+            try addTranslation(keyword, value, line: line)
+        }
+    }
+
+    /// `msgstr`, or `msgstr[N]` in order from 0.
+    private mutating func addTranslation(_ keyword: Substring, _ value: String, line: Int) throws(POError) {
+        guard current != nil, keyword.hasPrefix("msgstr") else {
+            throw POError(line: line, message: "unknown keyword \"\(keyword)\"")
+        }
+        var index = 0
+        if keyword != "msgstr" {
+            guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"), let number = Int(keyword.dropFirst(7).dropLast())
+            else { throw POError(line: line, message: "unknown keyword \"\(keyword)\"") }
+            index = number
+        }
+        guard index == current?.msgstr.count else {
+            throw POError(line: line, message: "\(keyword) out of order: expected msgstr[\(current?.msgstr.count ?? 0)]")
+        }
+        guard index < POFile.maximumPluralForms else {
+            throw POError(line: line, message: "more than \(POFile.maximumPluralForms) plural forms")
+        }
+        current?.msgstr.append(value)
+        field = .msgstr(index)
+    }
+
+    /// The entries once the last line is read; an entry without a translation, or with plural translations
+    /// but no plural, is an error.
+    mutating func finish() throws(POError) -> [POEntry] {
+        if current != nil { try end() }
+        for entry in entries where entry.msgstr.isEmpty {
+            throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has no msgstr")
+        }
+        for entry in entries where entry.msgidPlural == nil && entry.msgstr.count != 1 {
+            throw POError(line: entry.line, message: "msgid \"\(entry.msgid)\" has msgstr[N] but no msgid_plural")
+        }
+        return entries
+    }
+
+    private mutating func end() throws(POError) {
+        if let entry = current {
+            guard entries.count < POFile.maximumEntries else {
+                throw POError(line: entry.line, message: "more than \(POFile.maximumEntries) entries")
+            }
+            entries.append(entry)
+        }
+        current = nil
+        field = nil
+    }
+
+    /// Opens an entry, unless one is open, with the comments and flags read since the last.
+    private mutating func start(_ line: Int) {
+        guard current == nil else { return }
+        current = POEntry(
+            context: nil, msgid: "", msgidPlural: nil, msgstr: [], isFuzzy: fuzzy,
+            extractedComment: comments.joined(separator: "\n"), line: line)
+        comments = []
+        fuzzy = false
+    }
+
+    private mutating func append(_ string: String, to field: Field, line: Int) throws(POError) {
+        let joined: Int
+        switch field {
+        case .context:
+            let context = (current?.context ?? "") + string
+            current?.context = context
+            joined = context.utf8.count
+        case .msgid:
+            current?.msgid += string
+            joined = current?.msgid.utf8.count ?? 0
+        case .plural:
+            let plural = (current?.msgidPlural ?? "") + string
+            current?.msgidPlural = plural
+            joined = plural.utf8.count
+        case .msgstr(let index):
+            current?.msgstr[index] += string
+            joined = current?.msgstr[index].utf8.count ?? 0
+        }
+        guard joined <= POFile.maximumStringBytes else {
+            throw POError(line: line, message: "a string is longer than \(ByteCount(POFile.maximumStringBytes))")
+        }
     }
 }
 

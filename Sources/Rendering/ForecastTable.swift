@@ -92,89 +92,113 @@ public enum ForecastTable {
         var wind: String
     }
 
+    /// Each column's width in terminal cells (the condition 0 when its names are left out for the chart, rain
+    /// and wind nil when no day has one), and the chart's scale.
+    private struct Columns {
+        var day: Int
+        var icon: Int
+        var condition: Int
+        var low: Int
+        var chart: Int
+        var high: Int
+        var rain: Int?
+        var wind: Int?
+        var scaleLow: Double
+        var scaleHigh: Double
+
+        /// The icon and, when there is room, the condition's name.
+        var sky: Int { icon + (condition > 0 ? 1 + condition : 0) }
+    }
+
     private static func table(_ facts: ReportFacts, width: Int) -> [String] {
-        let report = facts.report
-        let units = report.units
-        let today = facts.localDate
-        let phrases = facts.phrases
-        func header(_ english: String) -> String { phrases.translation.text(english, context: "forecast table") }
-        let rows = report.daily.map { day in
-            Row(
-                day: day.date == today ? phrases.today : phrases.shortDate(day.date),
-                icon: facts.icons.glyph(for: day.condition, isDay: true) ?? "",
-                condition: day.condition.map(facts.conditionName) ?? "",
-                low: day.temperatureMin.map { facts.number($0, places: 0) } ?? "–",
-                high: day.temperatureMax.map { facts.number($0, places: 0) } ?? "–",
-                range: day.temperatureMin.flatMap { low in day.temperatureMax.map { (min(low, $0), max(low, $0)) } },
-                rain: day.precipitationProbability.map { facts.number($0, places: 0) + " %" } ?? "–",
-                wind: day.windSpeedMax.map { facts.wind($0) } ?? "–")
-        }
-
-        func widest(_ values: [String], _ header: String) -> Int {
-            (values + [header]).map { TextWidth.columns($0) }.max() ?? 0
-        }
-        // A column no day has a value for (Open-Meteo answers only what was asked) is left out.
-        let showRain = rows.contains { $0.rain != "–" }
-        let showWind = rows.contains { $0.wind != "–" }
-        let dayWidth = widest(rows.map(\.day), header("Day"))
-        // An icon that terminals disagree on gets a cell more, which the ones that advance it one cell draw
-        // it over (``TextWidth/spacer(after:)``).
-        let iconWidth = max(
-            2, rows.map { TextWidth.columns($0.icon) + TextWidth.spacer(after: $0.icon).count - 1 }.max() ?? 0)
-        var conditionWidth = widest(rows.map(\.condition), "")
-        let lowWidth = widest(rows.map(\.low), header("Low"))
-        let highWidth = widest(rows.map(\.high), header("High"))
-        let rainWidth = showRain ? widest(rows.map(\.rain), header("Rain")) : 0
-        let windWidth = showWind ? widest(rows.map(\.wind), header("Wind")) : 0
-        let chartTitle = phrases.translation.text(
-            "Temperature ({unit})", context: "forecast table", ["unit": units.temperature])
-        let minimumChart = TextWidth.columns(chartTitle)
-
+        let rows = facts.report.daily.map { row(for: $0, facts) }
+        let columns = columns(for: rows, facts: facts, width: width)
         // Columns: day, sky (icon + condition), low, chart, high, rain, wind; two spaces between.
-        func fixed(_ conditionWidth: Int) -> Int {
-            let sky = iconWidth + (conditionWidth > 0 ? 1 + conditionWidth : 0)
-            let optional = (showRain ? rainWidth + 2 : 0) + (showWind ? windWidth + 2 : 0)
-            return dayWidth + sky + lowWidth + highWidth + 4 * 2 + optional
-        }
-        var chartWidth = width - fixed(conditionWidth)
-        if chartWidth < minimumChart {
-            conditionWidth = 0
-            chartWidth = width - fixed(0)
-        }
-        chartWidth = min(max(chartWidth, minimumChart), 48)
-
-        let ranges = rows.compactMap(\.range)
-        let scaleLow = (ranges.map(\.0).min() ?? 0).rounded(.down)
-        var scaleHigh = (ranges.map(\.1).max() ?? 1).rounded(.up)
-        if scaleHigh <= scaleLow { scaleHigh = scaleLow + 1 }
-
-        let skyWidth = iconWidth + (conditionWidth > 0 ? 1 + conditionWidth : 0)
         func line(_ cells: [String], rain: String, wind: String) -> String {
             var cells = cells
-            if showRain { cells.append(padLeft(rain, rainWidth)) }
-            if showWind { cells.append(wind) }
+            if let width = columns.rain { cells.append(padLeft(rain, width)) }
+            if columns.wind != nil { cells.append(wind) }
             return trim(cells.joined(separator: "  "))
         }
         var lines: [String] = []
         lines.append(
             line(
-                [pad(header("Day"), dayWidth), pad(header("Sky"), skyWidth), padLeft(header("Low"), lowWidth),
-                 pad(chartTitle, chartWidth), pad(header("High"), highWidth)],
-                rain: header("Rain"), wind: header("Wind")))
+                [pad(header("Day", facts), columns.day), pad(header("Sky", facts), columns.sky),
+                 padLeft(header("Low", facts), columns.low), pad(chartTitle(facts), columns.chart),
+                 pad(header("High", facts), columns.high)],
+                rain: header("Rain", facts), wind: header("Wind", facts)))
         for row in rows {
-            var sky = pad(row.icon, iconWidth)
-            if conditionWidth > 0 { sky += " " + pad(row.condition, conditionWidth) }
+            var sky = pad(row.icon, columns.icon)
+            if columns.condition > 0 { sky += " " + pad(row.condition, columns.condition) }
             let cells = [
-                pad(row.day, dayWidth), sky, padLeft(row.low, lowWidth),
-                bar(row.range, low: scaleLow, high: scaleHigh, width: chartWidth), pad(row.high, highWidth),
+                pad(row.day, columns.day), sky, padLeft(row.low, columns.low),
+                bar(row.range, low: columns.scaleLow, high: columns.scaleHigh, width: columns.chart),
+                pad(row.high, columns.high),
             ]
             lines.append(line(cells, rain: row.rain, wind: row.wind))
         }
         let scale =
-            String(repeating: " ", count: dayWidth + skyWidth + lowWidth + 3 * 2)
-            + scaleLine(low: scaleLow, high: scaleHigh, width: chartWidth, facts: facts)
+            String(repeating: " ", count: columns.day + columns.sky + columns.low + 3 * 2)
+            + scaleLine(low: columns.scaleLow, high: columns.scaleHigh, width: columns.chart, facts: facts)
         lines.append(trim(scale))
         return lines
+    }
+
+    private static func row(for day: ReportDay, _ facts: ReportFacts) -> Row {
+        Row(
+            day: day.date == facts.localDate ? facts.phrases.today : facts.phrases.shortDate(day.date),
+            icon: facts.icons.glyph(for: day.condition, isDay: true) ?? "",
+            condition: day.condition.map(facts.conditionName) ?? "",
+            low: day.temperatureMin.map { facts.number($0, places: 0) } ?? "–",
+            high: day.temperatureMax.map { facts.number($0, places: 0) } ?? "–",
+            range: day.temperatureMin.flatMap { low in day.temperatureMax.map { (min(low, $0), max(low, $0)) } },
+            rain: day.precipitationProbability.map { facts.number($0, places: 0) + " %" } ?? "–",
+            wind: day.windSpeedMax.map { facts.wind($0) } ?? "–")
+    }
+
+    /// The columns as wide as their widest cell or header; the chart takes what is left of `width`, and
+    /// when that is less than its title the condition's name goes first.
+    private static func columns(for rows: [Row], facts: ReportFacts, width: Int) -> Columns {
+        func widest(_ values: [String], _ header: String) -> Int {
+            (values + [header]).map { TextWidth.columns($0) }.max() ?? 0
+        }
+        // A column no day has a value for (Open-Meteo answers only what was asked) is left out.
+        let rain = rows.contains { $0.rain != "–" } ? widest(rows.map(\.rain), header("Rain", facts)) : nil
+        let wind = rows.contains { $0.wind != "–" } ? widest(rows.map(\.wind), header("Wind", facts)) : nil
+        // An icon that terminals disagree on gets a cell more, which the ones that advance it one cell draw
+        // it over (``TextWidth/spacer(after:)``).
+        let icon = max(
+            2, rows.map { TextWidth.columns($0.icon) + TextWidth.spacer(after: $0.icon).count - 1 }.max() ?? 0)
+        let ranges = rows.compactMap(\.range)
+        let scaleLow = (ranges.map(\.0).min() ?? 0).rounded(.down)
+        let scaleHigh = (ranges.map(\.1).max() ?? 1).rounded(.up)
+        var columns = Columns(
+            day: widest(rows.map(\.day), header("Day", facts)), icon: icon,
+            condition: widest(rows.map(\.condition), ""), low: widest(rows.map(\.low), header("Low", facts)),
+            chart: 0, high: widest(rows.map(\.high), header("High", facts)), rain: rain, wind: wind,
+            scaleLow: scaleLow, scaleHigh: scaleHigh <= scaleLow ? scaleLow + 1 : scaleHigh)
+
+        let minimumChart = TextWidth.columns(chartTitle(facts))
+        func fixed(_ columns: Columns) -> Int {
+            let optional = (columns.rain.map { $0 + 2 } ?? 0) + (columns.wind.map { $0 + 2 } ?? 0)
+            return columns.day + columns.sky + columns.low + columns.high + 4 * 2 + optional
+        }
+        columns.chart = width - fixed(columns)
+        if columns.chart < minimumChart {
+            columns.condition = 0
+            columns.chart = width - fixed(columns)
+        }
+        columns.chart = min(max(columns.chart, minimumChart), 48)
+        return columns
+    }
+
+    private static func header(_ english: String, _ facts: ReportFacts) -> String {
+        facts.phrases.translation.text(english, context: "forecast table")
+    }
+
+    private static func chartTitle(_ facts: ReportFacts) -> String {
+        facts.phrases.translation.text(
+            "Temperature ({unit})", context: "forecast table", ["unit": facts.units.temperature])
     }
 
     /// A bar from `range.0` to `range.1` at half-cell resolution: `▐` and `▌` are the half cells.

@@ -10,72 +10,90 @@ public enum HumanSummary {
     public static func render(
         _ report: Report, now: Date = Date(), phrases: Phrases = .english, absence: DaemonAbsence? = nil
     ) -> String {
-        var lines: [String] = []
-        let units = report.units
         let facts = ReportFacts(report, options: RenderOptions(now: now, phrases: phrases, absence: absence), icons: .emoji)
-        let translation = phrases.translation
+        var lines = header(report, phrases)
+        // Warnings first: they matter most.
+        lines += warningLines(facts)
+        lines += currentLines(facts, phrases)
+        // What comes next, and the air: the nowcast never contradicts the condition above.
+        lines += airLines(facts)
+        lines += freshnessLines(facts, now: now, phrases)
+        lines += forecastLines(report, phrases)
+        lines += report.errors.map { "! " + $0.text(phrases: phrases) }
+        return lines.joined(separator: "\n")
+    }
 
-        // Where.
+    /// Where: the place's name, region and country, or the coordinates when no place is known.
+    private static func header(_ report: Report, _ phrases: Phrases) -> [String] {
         if let place = report.place {
             var name = [place.name, place.admin1, place.country].compactMap { $0 }.filter { !$0.isEmpty }
             if name.count > 1, name[0] == name[1] { name.remove(at: 1) }
             var line = phrases.list(name)
             if place.near == true {
-                line = translation.text(
+                line = phrases.translation.text(
                     "near {place} ({distance} km)", context: nil,
                     ["place": line, "distance": phrases.number(formatNumber(place.distanceKm, places: 0))])
             }
-            lines.append(line + locationSuffix(report.location, phrases))
-        } else if let location = report.location {
-            lines.append(
-                // With a decimal comma, a comma between the two would be ambiguous.
-                number(location.latitude, 4) + (phrases.number(".") == "." ? ", " : "; ") + number(location.longitude, 4)
-                    + locationSuffix(location, phrases))
+            return [line + locationSuffix(report.location, phrases)]
         }
+        guard let location = report.location else { return [] }
+        // With a decimal comma, a comma between the two would be ambiguous.
+        return [
+            number(location.latitude, 4, phrases) + (phrases.number(".") == "." ? ", " : "; ")
+                + number(location.longitude, 4, phrases) + locationSuffix(location, phrases)
+        ]
+    }
 
-        // Warnings first: they matter most.
-        lines += facts.warnings.map { "⚠ " + facts.warningLine($0) }
-        lines += [facts.warningsStaleNote].compactMap { $0 }
+    private static func warningLines(_ facts: ReportFacts) -> [String] {
+        facts.warnings.map { "⚠ " + facts.warningLine($0) } + [facts.warningsStaleNote].compactMap { $0 }
+    }
 
-        // What it is like now.
-        switch report.status {
-        case .ok:
-            if let current = report.current {
-                var now: [String] = []
-                if let condition = current.condition {
-                    now.append(condition.emoji + TextWidth.spacer(after: condition.emoji) + phrases.condition(condition))
-                }
-                if let t = current.temperature {
-                    var temp = "\(number(t, 1)) \(units.temperature)"
-                    if let feels = current.apparentTemperature, abs(feels - t) >= 1 {
-                        let text = "\(number(feels, 0)) \(units.temperature)"
-                        temp += " (" + translation.text("feels like {temperature}", context: nil, ["temperature": text]) + ")"
-                    }
-                    now.append(temp)
-                }
-                if let h = current.humidity {
-                    now.append(translation.text("humidity {percent} %", context: nil, ["percent": number(h, 0)]))
-                }
-                if let w = current.windSpeed {
-                    let speed = number(w, units.windSpeedUnit.decimals)
-                    let named = units.windSpeedUnit == .bft ? " (" + phrases.beaufort(Int(w.rounded())) + ")" : ""
-                    let unit = phrases.unit(units.windSpeed) + named
-                    now.append(
-                        current.windDirection.map {
-                            translation.text(
-                                "wind {speed} {unit} {direction}", context: nil,
-                                ["speed": speed, "unit": unit, "direction": phrases.compassPoint($0)])
-                        } ?? translation.text("wind {speed} {unit}", context: nil, ["speed": speed, "unit": unit]))
-                }
-                lines.append(phrases.list(now))
+    /// What it is like now, or why the report has no weather.
+    private static func currentLines(_ facts: ReportFacts, _ phrases: Phrases) -> [String] {
+        let report = facts.report
+        guard report.status == .ok else { return [facts.stateSentence] }
+        guard let current = report.current else { return [] }
+        let units = report.units
+        let translation = phrases.translation
+        var now: [String] = []
+        if let condition = current.condition {
+            now.append(condition.emoji + TextWidth.spacer(after: condition.emoji) + phrases.condition(condition))
+        }
+        if let t = current.temperature {
+            var temp = "\(number(t, 1, phrases)) \(units.temperature)"
+            if let feels = current.apparentTemperature, abs(feels - t) >= 1 {
+                let text = "\(number(feels, 0, phrases)) \(units.temperature)"
+                temp += " (" + translation.text("feels like {temperature}", context: nil, ["temperature": text]) + ")"
             }
-        case .locating, .noLocation, .noForecast:
-            lines.append(facts.stateSentence)
+            now.append(temp)
         }
-        // What comes next, and the air: the nowcast never contradicts the condition above.
-        lines += [facts.nowcastText, facts.airLine, facts.pollenLine].compactMap { $0 }
+        if let h = current.humidity {
+            now.append(translation.text("humidity {percent} %", context: nil, ["percent": number(h, 0, phrases)]))
+        }
+        if let w = current.windSpeed {
+            let speed = number(w, units.windSpeedUnit.decimals, phrases)
+            let named = units.windSpeedUnit == .bft ? " (" + phrases.beaufort(Int(w.rounded())) + ")" : ""
+            let unit = phrases.unit(units.windSpeed) + named
+            now.append(
+                current.windDirection.map {
+                    translation.text(
+                        "wind {speed} {unit} {direction}", context: nil,
+                        ["speed": speed, "unit": unit, "direction": phrases.compassPoint($0)])
+                } ?? translation.text("wind {speed} {unit}", context: nil, ["speed": speed, "unit": unit]))
+        }
+        return [phrases.list(now)]
+    }
 
-        // How fresh.
+    /// The rain to come, the air when it is worse than good, the pollen when there is any.
+    private static func airLines(_ facts: ReportFacts) -> [String] {
+        [facts.nowcastText, facts.airLine, facts.pollenLine].compactMap { $0 }
+    }
+
+    /// How fresh: who the forecast is from and how old it is, and why nothing keeps it up to date.
+    private static func freshnessLines(_ facts: ReportFacts, now: Date, _ phrases: Phrases) -> [String] {
+        let report = facts.report
+        let translation = phrases.translation
+        var lines: [String] = []
         if let provider = report.provider {
             var line =
                 Timestamps.parseUTC(provider.fetchedAt).map {
@@ -87,28 +105,28 @@ public enum HumanSummary {
             lines.append(line)
         }
         if let absence = facts.absenceSentence { lines.append(absence) }
+        return lines
+    }
 
-        // The next days.
-        if !report.daily.isEmpty {
-            lines.append("")
-            for day in report.daily {
+    /// The next days, after a blank line.
+    private static func forecastLines(_ report: Report, _ phrases: Phrases) -> [String] {
+        guard !report.daily.isEmpty else { return [] }
+        let units = report.units
+        return [""]
+            + report.daily.map { day in
                 var cells = [pad(phrases.shortDate(day.date), 6)]
                 cells.append(day.condition?.emoji ?? "  ")
-                let low = day.temperatureMin.map { number($0, 0) } ?? "–"
-                let high = day.temperatureMax.map { number($0, 0) } ?? "–"
+                let low = day.temperatureMin.map { number($0, 0, phrases) } ?? "–"
+                let high = day.temperatureMax.map { number($0, 0, phrases) } ?? "–"
                 cells.append(pad("\(low) / \(high) \(units.temperature)", 14))
-                if let p = day.precipitationProbability { cells.append(pad("\(number(p, 0)) %", 5)) }
+                if let p = day.precipitationProbability { cells.append(pad("\(number(p, 0, phrases)) %", 5)) }
                 cells.append(day.condition.map(phrases.condition) ?? "")
-                lines.append(cells.joined(separator: "  "))
+                return cells.joined(separator: "  ")
             }
-        }
+    }
 
-        for error in report.errors {
-            lines.append("! " + error.text(phrases: phrases))
-        }
-        return lines.joined(separator: "\n")
-
-        func number(_ value: Double, _ places: Int) -> String { phrases.number(formatNumber(value, places: places)) }
+    private static func number(_ value: Double, _ places: Int, _ phrases: Phrases) -> String {
+        phrases.number(formatNumber(value, places: places))
     }
 
     private static func locationSuffix(_ location: ReportLocation?, _ phrases: Phrases) -> String {

@@ -142,35 +142,45 @@ public enum Renderer {
     /// The tooltip in Pango markup: place, now, every third hour, the days, staleness, errors, credit.
     static func tooltip(_ facts: ReportFacts) -> String {
         let report = facts.report
-        let phrases = facts.phrases
-        let translation = phrases.translation
-        let units = report.units
-        let icons = facts.icons
-        var lines: [String] = []
-
-        if let place = report.place {
-            var head = "<b>" + Escape.pango(place.name) + "</b>"
-            if let rest = facts.placeLine?.dropFirst(place.name.count), !rest.isEmpty {
-                head += Escape.pango(String(rest))
-            }
-            lines.append(head)
-        }
-
-        lines += warningLines(facts)
-
+        var lines = placeHeading(facts) + warningLines(facts)
         guard report.status == .ok else {
             lines.append(Escape.pango(facts.stateSentence))
             if let absence = facts.absenceSentence { lines.append(Escape.pango(absence)) }
             lines += airLines(facts)
-            lines += report.errors.map { "⚠ " + Escape.pango($0.text(phrases: phrases)) }
+            lines += errorLines(facts)
             return lines.joined(separator: "\n")
         }
+        lines += nowLines(facts)
+        lines += rainSoonLine(facts)
+        lines += airLines(facts)
+        lines += staleLines(facts)
+        lines += hourLines(facts)
+        lines += dayLines(facts)
+        if !report.errors.isEmpty { lines += [""] + errorLines(facts) }
+        lines += creditLines(facts)
+        return lines.joined(separator: "\n")
+    }
 
+    /// The place's name in bold, then the rest of its line (region, country, source).
+    private static func placeHeading(_ facts: ReportFacts) -> [String] {
+        guard let place = facts.report.place else { return [] }
+        var head = "<b>" + Escape.pango(place.name) + "</b>"
+        if let rest = facts.placeLine?.dropFirst(place.name.count), !rest.isEmpty {
+            head += Escape.pango(String(rest))
+        }
+        return [head]
+    }
+
+    /// The condition and temperature, then the details (feels like, humidity, wind) as a sentence.
+    private static func nowLines(_ facts: ReportFacts) -> [String] {
+        let phrases = facts.phrases
+        let translation = phrases.translation
+        var lines: [String] = []
         var now: [String] = []
         if let condition = facts.condition {
             now.append([facts.glyph, facts.conditionName(condition)].compactMap { $0 }.joined(separator: " "))
         }
-        if let t = facts.temperature { now.append(facts.number(t, places: 1) + units.temperature) }
+        if let t = facts.temperature { now.append(facts.number(t, places: 1) + facts.units.temperature) }
         if !now.isEmpty { lines.append(Escape.pango(phrases.list(now))) }
 
         var details: [String] = []
@@ -183,61 +193,69 @@ public enum Renderer {
             let text = phrases.list(details)
             lines.append(Escape.pango(text.prefix(1).uppercased() + text.dropFirst()))
         }
-        if let nowcast = facts.nowcast, let text = facts.nowcastText {
-            lines.append(Escape.pango(icons.glyph(forIcon: nowcast.kind, isDay: facts.isDay) + " " + text))
-        }
-        lines += airLines(facts)
+        return lines
+    }
 
-        if report.stale {
-            var stale =
-                facts.fetchedClock.map { translation.text("Stale: forecast from {time}", context: nil, ["time": $0]) }
-                ?? translation.text("Stale: forecast from an earlier fetch")
-            if let age = facts.ageSeconds, !facts.options.lasting {
-                stale += " (" + phrases.durationAgo(phrases.duration(age)) + ")"
-            }
-            lines.append("<span color=\"\(BarColor.stale)\">" + Escape.pango(stale) + "</span>")
-            if let absence = facts.absenceSentence {
-                lines.append("<span color=\"\(BarColor.stale)\">" + Escape.pango(absence) + "</span>")
-            }
-        }
+    private static func rainSoonLine(_ facts: ReportFacts) -> [String] {
+        guard let nowcast = facts.nowcast, let text = facts.nowcastText else { return [] }
+        return [Escape.pango(facts.icons.glyph(forIcon: nowcast.kind, isDay: facts.isDay) + " " + text)]
+    }
 
-        // Every third hour of the next 24, so the tooltip stays short.
-        let hours = report.hourly.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
-        if !hours.isEmpty {
-            lines.append("")
-            for hour in hours {
+    /// In grey, when the forecast is stale: from when, and (unless the text stays on show) how long ago.
+    private static func staleLines(_ facts: ReportFacts) -> [String] {
+        guard facts.report.stale else { return [] }
+        let phrases = facts.phrases
+        var stale =
+            facts.fetchedClock.map { phrases.translation.text("Stale: forecast from {time}", context: nil, ["time": $0]) }
+            ?? phrases.translation.text("Stale: forecast from an earlier fetch")
+        if let age = facts.ageSeconds, !facts.options.lasting {
+            stale += " (" + phrases.durationAgo(phrases.duration(age)) + ")"
+        }
+        return ([stale] + [facts.absenceSentence].compactMap { $0 }).map {
+            "<span color=\"\(BarColor.stale)\">" + Escape.pango($0) + "</span>"
+        }
+    }
+
+    /// Every third hour of the next 24, so the tooltip stays short; after a blank line.
+    private static func hourLines(_ facts: ReportFacts) -> [String] {
+        let units = facts.units
+        let hours = facts.report.hourly.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        guard !hours.isEmpty else { return [] }
+        return [""]
+            + hours.map { hour in
                 var cells = [Format.localClock(hour.time, units.timeFormat) ?? hour.time]
-                cells.append(icons.glyph(for: hour.condition, isDay: hour.isDay) ?? " ")
+                cells.append(facts.icons.glyph(for: hour.condition, isDay: hour.isDay) ?? " ")
                 cells.append(pad(hour.temperature.map { facts.number($0, places: 0) + units.temperature } ?? "–", 5))
                 if let p = hour.precipitationProbability { cells.append(facts.number(p, places: 0) + " %") }
-                lines.append("<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>")
+                return "<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>"
             }
-        }
+    }
 
-        if !report.daily.isEmpty {
-            lines.append("")
-            for day in report.daily {
-                var cells = [pad(phrases.shortDate(day.date), 6)]
-                cells.append(icons.glyph(for: day.condition, isDay: true) ?? " ")
+    /// The days, after a blank line.
+    private static func dayLines(_ facts: ReportFacts) -> [String] {
+        let units = facts.units
+        guard !facts.report.daily.isEmpty else { return [] }
+        return [""]
+            + facts.report.daily.map { day in
+                var cells = [pad(facts.phrases.shortDate(day.date), 6)]
+                cells.append(facts.icons.glyph(for: day.condition, isDay: true) ?? " ")
                 let low = day.temperatureMin.map { facts.number($0, places: 0) } ?? "–"
                 let high = day.temperatureMax.map { facts.number($0, places: 0) } ?? "–"
                 cells.append(pad("\(low) / \(high)\(units.temperature)", 11))
                 if let p = day.precipitationProbability { cells.append(facts.number(p, places: 0) + " %") }
-                lines.append("<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>")
+                return "<tt>" + Escape.pango(trimmed(cells.joined(separator: "  "))) + "</tt>"
             }
-        }
+    }
 
-        if !report.errors.isEmpty {
-            lines.append("")
-            lines += report.errors.map { "⚠ " + Escape.pango($0.text(phrases: phrases)) }
+    private static func errorLines(_ facts: ReportFacts) -> [String] {
+        facts.report.errors.map { "⚠ " + Escape.pango($0.text(phrases: facts.phrases)) }
+    }
+
+    /// The forecast's and the air's credit, small.
+    private static func creditLines(_ facts: ReportFacts) -> [String] {
+        [facts.report.provider?.attribution, facts.air?.attribution].compactMap { $0 }.map {
+            "<small>" + Escape.pango($0) + "</small>"
         }
-        if let provider = report.provider {
-            lines.append("<small>" + Escape.pango(provider.attribution) + "</small>")
-        }
-        if let air = facts.air {
-            lines.append("<small>" + Escape.pango(air.attribution) + "</small>")
-        }
-        return lines.joined(separator: "\n")
     }
 
     /// One line per warning in force, in its colour: `⚠ <b>Frost</b> (minor), until 08:00`; then, in grey,

@@ -22,6 +22,15 @@ let cityArgumentHelp = """
     (Paris; an error lists the ids when several cities share it), or its name and country (Paris, FR).
     """
 
+/// The words naming one listed city (``cityArgumentHelp``), for every command that acts on one. Taken as
+/// they come, so a name with spaces needs no quotes.
+struct CityWordsArgument: ParsableArguments {
+    @Argument(
+        parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
+        completion: Completions.cityIDs)
+    var words: [String] = []
+}
+
 struct CitiesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cities",
@@ -145,14 +154,11 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(
-            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
-            completion: Completions.cityIDs)
-        var words: [String] = []
+        @OptionGroup var cityWords: CityWordsArgument
 
         func run() throws {
             try reportingFailures {
-                let (index, city) = try findCity(words, in: global.loadSettings().cities)
+                let (index, city) = try findCity(cityWords.words, in: global.loadSettings().cities)
                 let edit = try editSettings(global) { document throws(SettingsEditError) in
                     try document.removeCity(at: index)
                 }
@@ -169,13 +175,10 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(
-            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
-            completion: Completions.cityIDs)
-        var words: [String] = []
+        @OptionGroup var cityWords: CityWordsArgument
 
         func run() throws {
-            try setFavorite(true, words: words, global: global)
+            try setFavorite(true, words: cityWords.words, global: global)
         }
     }
 
@@ -187,13 +190,10 @@ struct CitiesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(
-            parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
-            completion: Completions.cityIDs)
-        var words: [String] = []
+        @OptionGroup var cityWords: CityWordsArgument
 
         func run() throws {
-            try setFavorite(false, words: words, global: global)
+            try setFavorite(false, words: cityWords.words, global: global)
         }
     }
 

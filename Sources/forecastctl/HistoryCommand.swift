@@ -45,10 +45,7 @@ struct HistoryCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the readings and issued forecasts as JSON.")
     var json = false
 
-    @Argument(
-        parsing: .allUnrecognized, help: ArgumentHelp("The city's id or name.", valueName: "NAME|ID"),
-        completion: Completions.cityIDs)
-    var words: [String] = []
+    @OptionGroup var cityWords: CityWordsArgument
 
     func validate() throws {
         if csv && json { throw ValidationError("--csv and --json cannot be used together") }
@@ -75,10 +72,10 @@ struct HistoryCommand: ParsableCommand {
             let cityID: String
             let label: String
             do {
-                let (_, city) = try findCity(words, in: settings.cities)
+                let (_, city) = try findCity(cityWords.words, in: settings.cities)
                 (cityID, label) = (city.id, city.label)
             } catch let failure as CommandFailure {
-                let text = words.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+                let text = cityWords.words.joined(separator: " ").trimmingCharacters(in: .whitespaces)
                 guard let known = try? store.cityIDs(), known.contains(text) else { throw failure }
                 (cityID, label) = (text, text)
             }

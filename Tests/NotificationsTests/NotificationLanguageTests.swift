@@ -19,11 +19,15 @@ struct NotificationLanguageTests {
         report.place = ReportPlace(
             name: "Berlín", admin1: nil, country: "Alemania", countryCode: "DE", population: nil, distanceKm: 0,
             timezone: nil)
-        report.daily = [
-            ReportDay(
-                date: "2026-03-06", temperatureMin: 2.4, temperatureMax: 9.6,
-                condition: Condition(kind: .rainShowers, isDay: true), precipitationProbability: 70)
-        ]
+        let today = Forecast(
+            provider: "open-meteo", attribution: "", coordinate: Coordinate(latitude: 52.52, longitude: 13.41),
+            fetchedAt: now, utcOffsetSeconds: 3600, timezone: "Europe/Berlin", current: nil, hourly: [],
+            daily: [
+                DailyForecast(
+                    date: Timestamps.localDate(now, utcOffsetSeconds: 3600), temperatureMin: 2.4, temperatureMax: 9.6,
+                    condition: .rainShowers, precipitationProbability: 70)
+            ])
+        report.daily = Report(ReportInputs(forecast: today), now: now).daily
 
         let warning = NotificationContent.warning(
             report.warnings![0], upgrade: true, report: report, now: now, actions: true, phrases: phrases)

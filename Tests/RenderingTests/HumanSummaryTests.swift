@@ -8,24 +8,35 @@ import Testing
 struct HumanSummaryTests {
     let now = Date(timeIntervalSince1970: 1_795_343_400)  // 2026-11-22T10:30:00Z, a Sunday
 
-    func report(stale: Bool = false, units: UnitPreferences = .metric) -> Report {
-        Report(
-            updatedAt: "2026-11-22T10:30:00Z", stale: stale, ageSeconds: 300, status: .ok,
-            location: ReportLocation(latitude: 48.9043, longitude: 2.333, source: "gpsd", accuracyM: 32.3),
-            place: ReportPlace(
-                name: "Saint-Ouen", admin1: "Île-de-France", country: "France", countryCode: "FR", population: 49_000,
-                distanceKm: 0.25, timezone: "Europe/Paris"),
-            units: ReportUnits(units),
-            current: ReportCurrent(
-                time: "2026-11-22T11:30:00+01:00", temperature: 12.3, apparentTemperature: 10.1, humidity: 81, windSpeed: 14,
-                windDirection: 250, condition: ConditionKind.overcast.condition(isDay: true), isDay: true),
+    /// A report made as the daemon makes one: a fix, its place and a forecast fetched 5 minutes ago, in Paris'
+    /// time; stale when the last refresh timed out.
+    func report(stale: Bool = false) -> Report {
+        let forecast = Forecast(
+            provider: "open-meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)",
+            coordinate: Coordinate(latitude: 48.9, longitude: 2.33), fetchedAt: now.addingTimeInterval(-300),
+            utcOffsetSeconds: 3600, timezone: "Europe/Paris",
+            current: CurrentConditions(
+                time: now, temperature: 12.3, apparentTemperature: 10.1, humidity: 81, windSpeed: 14, windDirection: 250,
+                condition: .overcast, isDay: true),
             hourly: [],
             daily: [
-                ReportDay(date: "2026-11-22", temperatureMin: 8.1, temperatureMax: 13.2, condition: ConditionKind.overcast.condition(isDay: true), precipitationProbability: 30),
-                ReportDay(date: "2026-11-23", temperatureMin: -0.4, temperatureMax: 11, condition: ConditionKind.rain.condition(isDay: true), precipitationProbability: 80),
-            ],
-            provider: ReportProvider(name: "open-meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)", fetchedAt: "2026-11-22T10:25:00Z"),
+                DailyForecast(
+                    date: "2026-11-22", temperatureMin: 8.1, temperatureMax: 13.2, condition: .overcast,
+                    precipitationProbability: 30),
+                DailyForecast(
+                    date: "2026-11-23", temperatureMin: -0.4, temperatureMax: 11, condition: .rain,
+                    precipitationProbability: 80),
+            ])
+        let inputs = ReportInputs(
+            fix: LocationFix(
+                coordinate: Coordinate(latitude: 48.9043, longitude: 2.333), source: .gpsd, accuracyMeters: 32.3,
+                receivedAt: now),
+            place: Place(
+                name: "Saint-Ouen", admin1: "Île-de-France", country: "France", countryCode: "FR", population: 49_000,
+                coordinate: Coordinate(latitude: 48.91, longitude: 2.33), timezone: "Europe/Paris", distanceKm: 0.25),
+            forecast: forecast,
             errors: stale ? [ReportError(kind: .timeout, message: "open-meteo: no answer within 15 s")] : [])
+        return Report(inputs, now: now)
     }
 
     @Test("place, condition, temperature and the next days")
