@@ -170,6 +170,35 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: HTTP
+
+        /// The one way forecastd talks HTTP (`Fetcher`): a deadline for the whole exchange, the User-Agent,
+        /// body caps, transport failures classified once, one status meaning, one `Retry-After` parser, one
+        /// conditional GET; query URLs. Every provider, warning source and IP service fetches through it.
+        .target(
+            name: "Fetching",
+            dependencies: [
+                "ForecastModel", "FileStore", "Executors",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FetchingTests",
+            dependencies: [
+                "Fetching", "ForecastModel", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: Weather providers
 
         /// Weather services over HTTP, each mapped onto the model.
