@@ -205,10 +205,8 @@ let package = Package(
         .target(
             name: "WeatherProviders",
             dependencies: [
-                "ForecastModel", "Executors", "FileStore",
+                "ForecastModel", "Fetching", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -216,7 +214,7 @@ let package = Package(
         .testTarget(
             name: "WeatherProvidersTests",
             dependencies: [
-                "WeatherProviders", "TestSupport",
+                "WeatherProviders", "Fetching", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -313,7 +311,7 @@ let package = Package(
             name: "DaemonServices",
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
-                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors",
+                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Fetching",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -456,7 +454,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
-                "DesktopNotifications", "Systemd", "Executors",
+                "DesktopNotifications", "Systemd", "Executors", "Fetching",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -472,7 +470,7 @@ let package = Package(
             name: "ForecastctlCommands",
             dependencies: [
                 "Control", "CGPSVersion", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
-                "WeatherProviders", "Localization", "MapPicker",
+                "WeatherProviders", "Fetching", "Localization", "MapPicker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,12 +1,12 @@
-import ForecastModel
 import AsyncHTTPClient
+import Fetching
+import ForecastModel
 import Foundation
 import Location
 import Logging
-import WeatherProviders
 
-/// IP lookups over the daemon's HTTP client, with the same deadlines, size cap and error
-/// classification as weather requests.
+/// IP lookups over the daemon's HTTP client through the one HTTP layer, with its deadlines, size cap and
+/// error classification.
 public struct IPGeolocationHTTP: IPGeolocationTransport {
     let httpClient: HTTPClient
     let userAgent: String
@@ -23,25 +23,23 @@ public struct IPGeolocationHTTP: IPGeolocationTransport {
     }
 
     public func get(_ url: URL, service: IPGeolocationService) async -> Result<IPGeolocationAnswer, IPGeolocationFailure> {
-        let http = ProviderHTTP(
-            provider: "ip geolocation (\(service.rawValue))", httpClient: httpClient, timeout: timeout,
-            userAgent: userAgent, maxBodyBytes: Self.maxBodyBytes, logger: logger)
+        let fetcher = Fetcher(
+            service: "ip geolocation (\(service.rawValue))", client: httpClient, userAgent: userAgent,
+            limits: .init(timeout: timeout, maxBodyBytes: Self.maxBodyBytes), logger: logger)
         do {
-            let response = try await http.get(url)
-            let headers = response.headers
+            let answer = try await fetcher.get(url)
+            let headers = answer.headers
             return .success(
-                IPGeolocationAnswer(status: response.status, header: { headers.first(name: $0) }, body: response.body))
+                IPGeolocationAnswer(status: answer.status, header: { headers.first(name: $0) }, body: answer.body))
         } catch {
             let kind: IPGeolocationFailure.Kind =
                 switch error.kind {
                 case .offline: .offline
                 case .timeout: .timeout
-                case .rateLimited: .rateLimited
-                case .badResponse: .badResponse
-                default: .serviceError
+                case .closed, .invalidURL: .serviceError
+                case .truncated, .tooLarge, .malformed, .unexpectedNotModified: .badResponse
                 }
-            return .failure(
-                IPGeolocationFailure(service: service, kind: kind, detail: error.detail, retryAfter: error.retryAfter))
+            return .failure(IPGeolocationFailure(service: service, kind: kind, detail: error.detail))
         }
     }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DaemonState
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -61,7 +62,10 @@ extension DaemonConfiguration {
     ) -> OpenMeteoAirQualityProvider? {
         air.map { air in
             OpenMeteoAirQualityProvider(
-                url: air.url, httpClient: httpClient, timeout: air.timeout, userAgent: userAgent, logger: logger,
+                url: air.url,
+                fetcher: .weather(
+                    OpenMeteoAirQualityDecoder.providerName, client: httpClient, userAgent: userAgent,
+                    timeout: air.timeout, logger: logger),
                 now: now)
         }
     }

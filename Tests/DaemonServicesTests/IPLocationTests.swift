@@ -11,6 +11,7 @@ import Testing
 /// IP geolocation against a local server replaying the services' answers, through the daemon's HTTP client.
 @Suite("IP geolocation lookups", .serialized)
 struct IPLocationTests {
+    static let userAgent = "forecastd/0.0.0-test (weather daemon for status bars)"
     let logger = Logger(label: "test")
 
     final class Events: @unchecked Sendable {
@@ -35,7 +36,7 @@ struct IPLocationTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let provider = IPLocationProvider(
             endpoints: services.map { IPLocationProvider.Endpoint(service: $0, url: server.url("/\($0.rawValue)")) },
-            transport: IPGeolocationHTTP(httpClient: client, userAgent: UserAgent.daemon, timeout: timeout, logger: logger),
+            transport: IPGeolocationHTTP(httpClient: client, userAgent: Self.userAgent, timeout: timeout, logger: logger),
             cachePath: cachePath, logger: logger)
         do {
             try await body(provider)
@@ -98,7 +99,7 @@ struct IPLocationTests {
             #expect(server.requestCount(path: "/ip-api") == 1)
             #expect(server.requestCount(path: "/ifconfig") == 1)
             let agents = Set(server.requests().compactMap { $0.header("User-Agent") })
-            #expect(agents == [UserAgent.daemon])
+            #expect(agents == [Self.userAgent])
         }
     }
 

@@ -132,6 +132,13 @@ struct ConditionalAndQueryTests {
         #expect(await cache.entry(for: "c")?.value == 3)
     }
 
+    @Test("Deadlines read naturally in messages")
+    func durations() {
+        #expect(FetchFailure.describe(.seconds(15)) == "15 s")
+        #expect(FetchFailure.describe(.milliseconds(1500)) == "1.5 s")
+        #expect(FetchFailure.describe(.milliseconds(250)) == "250 ms")
+    }
+
     @Test("HTTP dates: IMF-fixdate only")
     func httpDates() {
         #expect(HTTPDate.parse("Mon, 20 Jul 2020 12:14:53 GMT") == Timestamps.parseUTC("2020-07-20T12:14:53Z"))

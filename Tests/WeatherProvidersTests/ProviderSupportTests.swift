@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import NIOCore
@@ -35,40 +36,13 @@ struct ProviderSupportTests {
         #expect(long.message.count < 230)
     }
 
-    @Test("Retry-After is read in its seconds form only")
-    func retryAfter() {
-        #expect(ProviderError.parseRetryAfter("120") == .seconds(120))
-        #expect(ProviderError.parseRetryAfter(" 5 ") == .seconds(5))
-        #expect(ProviderError.parseRetryAfter("0") == .zero)
-        #expect(ProviderError.parseRetryAfter("-1") == nil)
-        #expect(ProviderError.parseRetryAfter("1.5") == nil)
-        #expect(ProviderError.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
-        #expect(ProviderError.parseRetryAfter("") == nil)
-        #expect(ProviderError.parseRetryAfter(nil) == nil)
-    }
-
-    @Test("Timeouts read naturally in messages")
-    func durations() {
-        #expect(ProviderError.describe(.seconds(15)) == "15 s")
-        #expect(ProviderError.describe(.milliseconds(1500)) == "1.5 s")
-        #expect(ProviderError.describe(.milliseconds(250)) == "250 ms")
-    }
-
     @Test("API keys never reach the logs")
     func redaction() throws {
         let url = try #require(
             URL(string: "https://api.openweathermap.org/data/2.5/weather?lat=1&lon=2&appid=abc123&units=metric"))
-        let logged = ProviderHTTP.redacted(url)
+        let logged = QueryURL.redacted(url)
         #expect(!logged.contains("abc123"))
         #expect(logged == "https://api.openweathermap.org/data/2.5/weather?lat=1&lon=2&appid=REDACTED&units=metric")
-    }
-
-    @Test("The User-Agent names forecastd, its version and a contact")
-    func userAgent() {
-        #expect(
-            UserAgent.make(version: "1.2.0", contact: "+https://example.org/forecastd")
-                == "forecastd/1.2.0 (+https://example.org/forecastd)")
-        #expect(UserAgent.make(version: "1.2.0", contact: "  ") == "forecastd/1.2.0")
     }
 
     @Test("The replay server answers in sequence, records requests, replays recorded headers, 404s the rest")
