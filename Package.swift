@@ -231,10 +231,8 @@ let package = Package(
         .target(
             name: "Warnings",
             dependencies: [
-                "ForecastModel", "Executors", "FileStore",
+                "ForecastModel", "Fetching", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/meteoalarm-areas.jsonl"), .copy("Resources/nuts-regions.jsonl")],

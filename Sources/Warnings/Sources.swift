@@ -1,3 +1,4 @@
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -19,7 +20,7 @@ struct PointFeed: Sendable {
         self.url = url
         self.decimals = decimals
         self.client = FeedClient(
-            source: source, http: context.http(source: source, maxBodyBytes: maxBodyBytes),
+            source: source, fetcher: context.fetcher(source: source, maxBodyBytes: maxBodyBytes),
             minimumInterval: minimumInterval, now: context.now)
     }
 
@@ -40,11 +41,11 @@ struct PointFeed: Sendable {
         at position: Coordinate, accept: String, query: (String, String, Coordinate) -> [(String, String)],
         decode: @escaping @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
     ) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: source)
+        try WarningError.check(position, source: source)
         let asked = position.rounded(decimals: decimals)
-        let latitude = WarningURL.format(asked.latitude, decimals: decimals)
-        let longitude = WarningURL.format(asked.longitude, decimals: decimals)
-        let requestURL = try WarningURL.make(url, items: query(latitude, longitude, asked), source: source)
+        let latitude = QueryURL.format(asked.latitude, decimals: decimals)
+        let longitude = QueryURL.format(asked.longitude, decimals: decimals)
+        let requestURL = try QueryURL.make(url, items: query(latitude, longitude, asked), source: source)
         let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: accept) {
             data throws(WarningError) in try decode(data, asked)
         }
@@ -59,7 +60,6 @@ struct PointFeed: Sendable {
 /// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
 /// User-Agent (NWS's terms ask for one that identifies the application and a contact).
 public struct NWSSource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.weather.gov/alerts/active")!
     /// Alerts are issued and updated within minutes; five is the longest a tornado warning should wait.
     public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
     /// A point's alerts are kilobytes; a state's can reach a few hundred.
@@ -71,7 +71,7 @@ public struct NWSSource: WarningSource {
     private let feed: PointFeed
 
     public init(
-        url: URL = NWSSource.defaultURL, minimumInterval: Duration = NWSSource.defaultMinimumInterval,
+        url: URL, minimumInterval: Duration = NWSSource.defaultMinimumInterval,
         context: WarningSourceContext
     ) {
         self.minimumInterval = minimumInterval
@@ -93,7 +93,6 @@ public struct NWSSource: WarningSource {
 /// `GET <url>?lat=..&lon=..&lang=en` with at most 4 decimals and forecastd's User-Agent, at most once
 /// every 10 minutes, as MET Norway's terms ask.
 public struct MetNorwayAlertsSource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.met.no/weatherapi/metalerts/2.0/current.json")!
     /// MET Norway's terms: no more than one request per 10 minutes.
     public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
     public static let maxBodyBytes = 4 * 1024 * 1024
@@ -105,7 +104,7 @@ public struct MetNorwayAlertsSource: WarningSource {
 
     /// - Parameter minimumInterval: raised to the terms' 10 minutes when shorter.
     public init(
-        url: URL = MetNorwayAlertsSource.defaultURL,
+        url: URL,
         minimumInterval: Duration = MetNorwayAlertsSource.defaultMinimumInterval, context: WarningSourceContext
     ) {
         self.minimumInterval = max(minimumInterval, Self.defaultMinimumInterval)
@@ -125,7 +124,6 @@ public struct MetNorwayAlertsSource: WarningSource {
 ///
 /// `GET <url>?lat=..&lon=..` with forecastd's User-Agent.
 public struct BrightSkySource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.brightsky.dev/alerts")!
     /// The DWD updates its warnings every few minutes.
     public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
     public static let maxBodyBytes = 2 * 1024 * 1024
@@ -136,7 +134,7 @@ public struct BrightSkySource: WarningSource {
     private let feed: PointFeed
 
     public init(
-        url: URL = BrightSkySource.defaultURL, minimumInterval: Duration = BrightSkySource.defaultMinimumInterval,
+        url: URL, minimumInterval: Duration = BrightSkySource.defaultMinimumInterval,
         context: WarningSourceContext
     ) {
         self.minimumInterval = minimumInterval
@@ -159,7 +157,6 @@ public struct BrightSkySource: WarningSource {
 /// the same way and the service is told no more than the rounded position. The answer lists the alerts of the
 /// regions the box touches; ``WarningMatcher`` places the exact position in their polygons.
 public struct ECCCSource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.weather.gc.ca/collections/weather-alerts/items")!
     /// As often as NWS and Bright Sky: ECCC issues and updates within minutes.
     public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
     /// A box's alerts carry their regions' polygons, up to a few hundred kilobytes each.
@@ -175,7 +172,7 @@ public struct ECCCSource: WarningSource {
     private let feed: PointFeed
 
     public init(
-        url: URL = ECCCSource.defaultURL, minimumInterval: Duration = ECCCSource.defaultMinimumInterval,
+        url: URL, minimumInterval: Duration = ECCCSource.defaultMinimumInterval,
         language: String = "en", context: WarningSourceContext
     ) {
         self.minimumInterval = minimumInterval
@@ -195,7 +192,7 @@ public struct ECCCSource: WarningSource {
                 let box = [
                     asked.longitude - step, asked.latitude - step, asked.longitude + step, asked.latitude + step,
                 ]
-                .map { WarningURL.format($0, decimals: decimals) }
+                .map { QueryURL.format($0, decimals: decimals) }
                 return [
                     ("f", "json"), ("lang", language), ("limit", "\(Self.pageSize)"),
                     ("bbox", box.joined(separator: ",")),
@@ -213,7 +210,6 @@ public struct ECCCSource: WarningSource {
 /// ``WarningMatcher`` with the shipped ``MeteoAlarmAreas`` (MeteoAlarm's regions, then Eurostat's NUTS
 /// regions), read for this country only and only once a warning needs them.
 public actor MeteoAlarmSource: WarningSource {
-    public static let defaultURL = URL(string: "https://feeds.meteoalarm.org/api/v1/warnings/")!
     /// A country feed changes when a national service issues; with validators most requests are 304s.
     public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
     /// A large country's feed (every language, every region) runs to a few megabytes.
@@ -238,7 +234,7 @@ public actor MeteoAlarmSource: WarningSource {
     ///     `share/forecastd`); none places only warnings with shapes of their own.
     /// - Returns: nil when MeteoAlarm has no feed for `country`.
     public init?(
-        country: String, url: URL = MeteoAlarmSource.defaultURL,
+        country: String, url: URL,
         minimumInterval: Duration = MeteoAlarmSource.defaultMinimumInterval,
         maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFiles: [URL],
         context: WarningSourceContext
@@ -253,13 +249,13 @@ public actor MeteoAlarmSource: WarningSource {
         self.logger = context.logger
         self.client = FeedClient(
             source: MeteoAlarmDecoder.sourceName,
-            http: context.http(source: MeteoAlarmDecoder.sourceName, maxBodyBytes: maxBodyBytes),
+            fetcher: context.fetcher(source: MeteoAlarmDecoder.sourceName, maxBodyBytes: maxBodyBytes),
             minimumInterval: minimumInterval, now: context.now)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: name)
-        let requestURL = try WarningURL.make(url, appendingPath: "feeds-\(feed)", items: [], source: name)
+        try WarningError.check(position, source: name)
+        let requestURL = try QueryURL.make(url, appendingPath: "feeds-\(feed)", items: [], source: name)
         let result = try await client.feed(key: feed, url: requestURL, accept: "application/json") {
             data throws(WarningError) in try MeteoAlarmDecoder.decode(data)
         }

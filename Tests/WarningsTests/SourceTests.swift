@@ -301,6 +301,44 @@ struct SourceTests {
         #expect(error?.reason == .rateLimited(retryAfter: .seconds(120)))
     }
 
+    @Test("A Retry-After that is not a count of seconds is not believed (a negative one once was)")
+    func rateLimitedOddRetryAfter() async throws {
+        for value in ["-1", "+5", "1e3", "Wed, 21 Oct 2015 07:28:00 GMT"] {
+            let error = try await Self.meteoAlarmFailure(.json("{}", status: 429, headers: [("Retry-After", value)]))
+            #expect(error?.reason == .rateLimited(retryAfter: nil), "Retry-After: \(value)")
+        }
+    }
+
+    @Test("Transport failures read as the providers' do: a stalled feed, a connection closed without an answer")
+    func transportWording() async throws {
+        let data = try Alerts.data(Self.bosnia)
+        let stalled = try await Self.meteoAlarmFailure(
+            Self.json(data).behaving(.stallBody(afterBytes: 100)), timeout: .seconds(1))
+        #expect(stalled?.reason == .timeout)
+        #expect(stalled?.description == "meteoalarm: no answer within 1 s")
+        try await Alerts.withServer { server, context in
+            server.setRoute(path: Self.meteoAlarmPath, Self.json(data).behaving(.closeWithoutAnswer))
+            let source = try Self.meteoAlarm(server, context)
+            let closed = await Alerts.failure { () async throws(WarningError) in
+                try await source.warnings(at: Alerts.at(44.7722, 17.191))
+            }
+            #expect(closed?.reason == .truncated)
+            #expect(closed?.detail == "127.0.0.1:\(server.port) closed the connection without a complete answer")
+        }
+    }
+
+    @Test("401 and 403 name the User-Agent that was sent")
+    func refused() async throws {
+        for status in [401, 403] {
+            let error = try await Self.meteoAlarmFailure(.json("{}", status: status))
+            #expect(error?.reason == .httpStatus(status))
+            #expect(
+                error?.detail
+                    == "HTTP \(status): the service refused the request (its terms ask for an identifying User-Agent; "
+                    + "sent \"\(Alerts.userAgent)\")")
+        }
+    }
+
     @Test("A refused answer is not kept: the next request after the interval asks again")
     func failureNotCached() async throws {
         let clock = TestClock(Alerts.time("2024-01-07T12:00:00Z"))
