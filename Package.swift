@@ -12,6 +12,9 @@
 //   also use Gazetteer (the state gets it as ForecastModel's PlaceNaming and PlaceSearching). The daemon talks to
 //   systemd through Systemd (which uses swift-log and NIOConcurrencyHelpers, no module of ours).
 //   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
+//   Every weather provider, warning source and IP geolocation service talks HTTP through Fetching (its
+//   Fetcher: deadline, User-Agent, caps, failures classified once), which builds on ForecastModel, FileStore
+//   and Executors.
 //   Settings and the daemon's modules write files through FileStore; Settings and Localization read theirs
 //   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
@@ -150,13 +153,15 @@ let package = Package(
         // MARK: Location
 
         /// Where the machine is: gpsd (through libgps), the static file, IP geolocation, the pin, and the
-        /// policy that picks one. IP lookups reach the network through a transport the daemon lends.
+        /// policy that picks one. IP lookups go through a Fetcher per service (Fetching) on the daemon's client.
         .target(
             name: "Location",
             dependencies: [
                 "ForecastModel",
                 "FileStore",
+                "Fetching",
                 "CGPS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -164,7 +169,9 @@ let package = Package(
         .testTarget(
             name: "LocationTests",
             dependencies: [
-                "Location", "ForecastModel", "TestSupport",
+                "Location", "ForecastModel", "Fetching", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -241,7 +248,7 @@ let package = Package(
         .testTarget(
             name: "WarningsTests",
             dependencies: [
-                "Warnings", "ForecastModel", "TestSupport",
+                "Warnings", "ForecastModel", "Fetching", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -309,7 +316,7 @@ let package = Package(
             name: "DaemonServices",
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
-                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Fetching",
+                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,3 +1,4 @@
+import Fetching
 import ForecastModel
 import Foundation
 import TestSupport
@@ -369,5 +370,22 @@ struct SourceTests {
             }
             #expect(error?.reason == .offline)
         }
+    }
+}
+
+/// The warning sources' row of the one mapping (the substrate plan's section 2b), every kind once.
+@Suite("Transport failures as WarningError")
+struct WarningErrorMappingTests {
+    @Test(
+        "Each FetchFailure kind maps to one WarningError reason, the sentence kept",
+        arguments: [
+            (FetchFailure.Kind.offline, WarningError.Reason.offline), (.timeout, .timeout), (.closed, .truncated),
+            (.truncated, .truncated), (.tooLarge(limit: 1024), .tooLarge(limit: 1024)), (.malformed, .malformed),
+            (.invalidURL, .malformed), (.unexpectedNotModified, .unexpectedNotModified),
+        ])
+    func failure(kind: FetchFailure.Kind, expected: WarningError.Reason) {
+        let error = WarningError(FetchFailure(service: "x", kind: kind, detail: "what happened"), source: "nws")
+        #expect(error.reason == expected)
+        #expect(error.description == "nws: what happened")
     }
 }

@@ -100,3 +100,32 @@ struct ProviderSupportTests {
         try await server.shutdown()
     }
 }
+
+/// The providers' row of the one mapping (docs: the substrate plan's section 2b), every kind once.
+@Suite("Transport failures and statuses as ProviderError")
+struct ProviderErrorMappingTests {
+    @Test(
+        "Each FetchFailure kind maps to one ProviderError kind, the sentence kept",
+        arguments: [
+            (FetchFailure.Kind.offline, ErrorKind.offline), (.timeout, .timeout), (.closed, .providerError),
+            (.truncated, .badResponse), (.tooLarge(limit: 1024), .badResponse), (.malformed, .badResponse),
+            (.invalidURL, .providerError), (.unexpectedNotModified, .badResponse),
+        ])
+    func failure(kind: FetchFailure.Kind, expected: ErrorKind) {
+        let error = ProviderError(FetchFailure(service: "x", kind: kind, detail: "what happened"), provider: "open-meteo")
+        #expect(error.kind == expected)
+        #expect(error.message == "open-meteo: what happened")
+    }
+
+    @Test(
+        "A status maps by its meaning; a rate limit keeps Retry-After and its quota window",
+        arguments: [(429, ErrorKind.rateLimited), (401, .auth), (403, .auth), (404, .providerError), (500, .providerError), (400, .providerError)])
+    func status(status: Int, expected: ErrorKind) {
+        let answer = HTTPAnswer(status: status, headers: HTTPHeaders([("Retry-After", "60")]), body: [])
+        let error = ProviderError(provider: "open-meteo", answer: answer, reason: "Daily API request limit exceeded")
+        #expect(error.kind == expected)
+        #expect(error.message == "open-meteo: HTTP \(status): Daily API request limit exceeded")
+        #expect(error.retryAfter == .seconds(60))
+        #expect(error.rateLimitWindow == (status == 429 ? .day : nil))
+    }
+}

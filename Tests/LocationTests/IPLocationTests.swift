@@ -1,14 +1,12 @@
 import AsyncHTTPClient
-import DaemonServices
 import ForecastModel
 import Foundation
 import Location
 import Logging
 import TestSupport
-import WeatherProviders
 import Testing
 
-/// IP geolocation against a local server replaying the services' answers, through the daemon's HTTP client.
+/// IP geolocation against a local server replaying the services' answers, through the one HTTP layer.
 @Suite("IP geolocation lookups", .serialized)
 struct IPLocationTests {
     static let userAgent = "forecastd/0.0.0-test (weather daemon for status bars)"
@@ -36,7 +34,7 @@ struct IPLocationTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let provider = IPLocationProvider(
             endpoints: services.map { IPLocationProvider.Endpoint(service: $0, url: server.url("/\($0.rawValue)")) },
-            transport: IPGeolocationHTTP(httpClient: client, userAgent: Self.userAgent, timeout: timeout, logger: logger),
+            client: client, userAgent: Self.userAgent, timeout: timeout,
             cachePath: cachePath, logger: logger)
         do {
             try await body(provider)
