@@ -51,6 +51,18 @@ public enum QueryURL {
         return result
     }
 
+    /// ``make(_:appendingPath:items:)`` with its failure turned into the caller's own error.
+    public static func make<Failure: Error>(
+        _ base: URL, appendingPath path: String? = nil, items: [(String, String)],
+        failure: (Invalid) -> Failure
+    ) throws(Failure) -> URL {
+        do {
+            return try make(base, appendingPath: path, items: items)
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// Percent-encodes a query value (an API key may hold any character).
     public static func encode(_ value: String) -> String {
         var allowed = CharacterSet.urlQueryAllowed
@@ -63,6 +75,14 @@ public enum QueryURL {
     public static func isAnswerable(_ coordinate: Coordinate) -> Bool {
         coordinate.latitude.isFinite && coordinate.longitude.isFinite && (-90...90).contains(coordinate.latitude)
             && (-180...180).contains(coordinate.longitude)
+    }
+
+    /// Why a service cannot be asked for `what` at `coordinate` (`cannot ask for a forecast at (91.0, 0.0):
+    /// latitude must be within -90...90 and longitude within -180...180`); nil when it can.
+    public static func refusal(_ coordinate: Coordinate, asking what: String) -> String? {
+        guard !isAnswerable(coordinate) else { return nil }
+        return "cannot ask for \(what) at (\(coordinate.latitude), \(coordinate.longitude)): latitude must be within "
+            + "-90...90 and longitude within -180...180"
     }
 
     /// The URL with secrets in the query (API keys) replaced, so it can be logged and shown.

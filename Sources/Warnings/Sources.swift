@@ -3,8 +3,8 @@ import ForecastModel
 import Foundation
 import Logging
 
-/// What the three point services share: round the position, ask through the source's gate, and
-/// match the answer at the exact position.
+/// What the point services share (``PointFeedSource`` and ``ECCCSource``): round the position, ask through the
+/// source's gate, and match the answer at the exact position.
 struct PointFeed: Sendable {
     let source: String
     let url: URL
@@ -55,98 +55,76 @@ struct PointFeed: Sendable {
     }
 }
 
-/// The National Weather Service's active alerts for a point (US and territories).
-///
-/// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
-/// User-Agent (NWS's terms ask for one that identifies the application and a contact).
-public struct NWSSource: WarningSource {
-    /// Alerts are issued and updated within minutes; five is the longest a tornado warning should wait.
-    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
-    /// A point's alerts are kilobytes; a state's can reach a few hundred.
-    public static let maxBodyBytes = 4 * 1024 * 1024
+/// A warning service asked about one point, configured per service (``Service/nws``,
+/// ``Service/metNorwayAlerts``, ``Service/brightSky``): the rounded position in the query, the answer matched
+/// at the exact position.
+public struct PointFeedSource: WarningSource {
+    /// What differs between the point services.
+    public struct Service: Sendable {
+        /// The source identifier (`nws`).
+        public var name: String
+        /// The shortest time between two requests unless the settings say otherwise.
+        public var defaultMinimumInterval: Duration
+        /// A floor the service's terms set on the interval, whatever is asked.
+        public var shortestInterval: Duration
+        /// The largest answer read.
+        public var maxBodyBytes: Int
+        /// The most decimals the service takes (`[providers] coordinate_precision` is capped to it).
+        public var maxDecimals: Int
+        public var accept: String
+        /// The query items for the rounded latitude and longitude, already formatted.
+        var query: @Sendable (String, String) -> [(String, String)]
+        /// The service's decoder, given the rounded position that was asked for.
+        var decode: @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
 
-    public var name: String { NWSDecoder.sourceName }
-    public let minimumInterval: Duration
-    public var url: URL { feed.url }
-    private let feed: PointFeed
-
-    public init(
-        url: URL, minimumInterval: Duration = NWSSource.defaultMinimumInterval,
-        context: WarningSourceContext
-    ) {
-        self.minimumInterval = minimumInterval
-        feed = PointFeed(
-            source: NWSDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
-            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
-    }
-
-    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try await feed.answer(
-            at: position, accept: "application/geo+json",
+        /// The National Weather Service's active alerts for a point (US and territories):
+        /// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
+        /// User-Agent (NWS's terms ask for one that identifies the application and a contact). Alerts are issued
+        /// and updated within minutes; five is the longest a tornado warning should wait. A point's alerts are
+        /// kilobytes; a state's can reach a few hundred.
+        public static let nws = Service(
+            name: NWSDecoder.sourceName, defaultMinimumInterval: .seconds(5 * 60), shortestInterval: .zero,
+            maxBodyBytes: 4 * 1024 * 1024, maxDecimals: 4, accept: "application/geo+json",
             query: { [("status", "actual"), ("point", "\($0),\($1)")] },
             decode: { data, asked throws(WarningError) in try NWSDecoder.decode(data, askedPoint: asked) })
-    }
-}
 
-/// MET Norway's MetAlerts 2.0 for a point (Norway and its waters).
-///
-/// `GET <url>?lat=..&lon=..&lang=en` with at most 4 decimals and forecastd's User-Agent, at most once
-/// every 10 minutes, as MET Norway's terms ask.
-public struct MetNorwayAlertsSource: WarningSource {
-    /// MET Norway's terms: no more than one request per 10 minutes.
-    public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
-    public static let maxBodyBytes = 4 * 1024 * 1024
-
-    public var name: String { MetNorwayAlertsDecoder.sourceName }
-    public let minimumInterval: Duration
-    public var url: URL { feed.url }
-    private let feed: PointFeed
-
-    /// - Parameter minimumInterval: raised to the terms' 10 minutes when shorter.
-    public init(
-        url: URL,
-        minimumInterval: Duration = MetNorwayAlertsSource.defaultMinimumInterval, context: WarningSourceContext
-    ) {
-        self.minimumInterval = max(minimumInterval, Self.defaultMinimumInterval)
-        feed = PointFeed(
-            source: MetNorwayAlertsDecoder.sourceName, url: url, decimals: min(context.coordinatePrecision, 4),
-            minimumInterval: self.minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
-    }
-
-    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try await feed.answer(
-            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1), ("lang", "en")] },
+        /// MET Norway's MetAlerts 2.0 for a point (Norway and its waters): `GET <url>?lat=..&lon=..&lang=en`
+        /// with at most 4 decimals and forecastd's User-Agent, at most once every 10 minutes, as MET Norway's
+        /// terms ask.
+        public static let metNorwayAlerts = Service(
+            name: MetNorwayAlertsDecoder.sourceName, defaultMinimumInterval: .seconds(10 * 60),
+            shortestInterval: .seconds(10 * 60), maxBodyBytes: 4 * 1024 * 1024, maxDecimals: 4,
+            accept: "application/json", query: { [("lat", $0), ("lon", $1), ("lang", "en")] },
             decode: { data, _ throws(WarningError) in try MetNorwayAlertsDecoder.decode(data) })
+
+        /// The DWD's warnings through Bright Sky for a point (Germany): `GET <url>?lat=..&lon=..` with
+        /// forecastd's User-Agent. The DWD updates its warnings every few minutes.
+        public static let brightSky = Service(
+            name: BrightSkyDecoder.sourceName, defaultMinimumInterval: .seconds(5 * 60), shortestInterval: .zero,
+            maxBodyBytes: 2 * 1024 * 1024, maxDecimals: 4, accept: "application/json",
+            query: { [("lat", $0), ("lon", $1)] },
+            decode: { data, _ throws(WarningError) in try BrightSkyDecoder.decode(data) })
     }
-}
 
-/// The DWD's warnings through Bright Sky for a point (Germany).
-///
-/// `GET <url>?lat=..&lon=..` with forecastd's User-Agent.
-public struct BrightSkySource: WarningSource {
-    /// The DWD updates its warnings every few minutes.
-    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
-    public static let maxBodyBytes = 2 * 1024 * 1024
-
-    public var name: String { BrightSkyDecoder.sourceName }
+    public let service: Service
+    public var name: String { service.name }
     public let minimumInterval: Duration
     public var url: URL { feed.url }
     private let feed: PointFeed
 
-    public init(
-        url: URL, minimumInterval: Duration = BrightSkySource.defaultMinimumInterval,
-        context: WarningSourceContext
-    ) {
-        self.minimumInterval = minimumInterval
+    /// - Parameters:
+    ///   - url: the service's `[warnings.*] url` (``ServiceURL``'s by default).
+    ///   - minimumInterval: the service's default when nil; raised to its terms' floor when shorter.
+    public init(_ service: Service, url: URL, minimumInterval: Duration? = nil, context: WarningSourceContext) {
+        self.service = service
+        self.minimumInterval = max(minimumInterval ?? service.defaultMinimumInterval, service.shortestInterval)
         feed = PointFeed(
-            source: BrightSkyDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
-            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
+            source: service.name, url: url, decimals: min(context.coordinatePrecision, service.maxDecimals),
+            minimumInterval: self.minimumInterval, maxBodyBytes: service.maxBodyBytes, context: context)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try await feed.answer(
-            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1)] },
-            decode: { data, _ throws(WarningError) in try BrightSkyDecoder.decode(data) })
+        try await feed.answer(at: position, accept: service.accept, query: service.query, decode: service.decode)
     }
 }
 

@@ -43,11 +43,8 @@ extension WarningError {
 
     /// Refuses a position no service can answer for, before any request.
     static func check(_ position: Coordinate, source: String) throws(WarningError) {
-        guard QueryURL.isAnswerable(position) else {
-            throw WarningError(
-                source: source, reason: .malformed,
-                detail: "cannot ask for warnings at (\(position.latitude), \(position.longitude)): latitude must be "
-                    + "within -90...90 and longitude within -180...180")
+        if let refusal = QueryURL.refusal(position, asking: "warnings") {
+            throw WarningError(source: source, reason: .malformed, detail: refusal)
         }
     }
 }
@@ -57,10 +54,8 @@ extension QueryURL {
     static func make(_ base: URL, appendingPath path: String? = nil, items: [(String, String)], source: String)
         throws(WarningError) -> URL
     {
-        do {
-            return try make(base, appendingPath: path, items: items)
-        } catch {
-            throw WarningError(source: source, reason: .malformed, detail: error.detail)
+        try make(base, appendingPath: path, items: items) {
+            WarningError(source: source, reason: .malformed, detail: $0.detail)
         }
     }
 }

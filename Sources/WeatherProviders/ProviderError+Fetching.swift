@@ -40,11 +40,8 @@ extension ProviderError {
 
     /// Refuses coordinates no provider can answer for, before any request is made.
     static func check(_ coordinate: Coordinate, provider: String) throws(ProviderError) {
-        guard QueryURL.isAnswerable(coordinate) else {
-            throw ProviderError(
-                provider: provider, kind: .providerError,
-                detail: "cannot ask for a forecast at (\(coordinate.latitude), \(coordinate.longitude)): "
-                    + "latitude must be within -90...90 and longitude within -180...180")
+        if let refusal = QueryURL.refusal(coordinate, asking: "a forecast") {
+            throw ProviderError(provider: provider, kind: .providerError, detail: refusal)
         }
     }
 }
@@ -54,11 +51,7 @@ extension QueryURL {
     static func make(_ base: URL, appendingPath path: String? = nil, items: [(String, String)], provider: String)
         throws(ProviderError) -> URL
     {
-        do {
-            return try make(base, appendingPath: path, items: items)
-        } catch {
-            throw ProviderError(error, provider: provider)
-        }
+        try make(base, appendingPath: path, items: items) { ProviderError($0, provider: provider) }
     }
 }
 

@@ -38,9 +38,9 @@ extension DaemonConfiguration {
             return nil
         }
         switch choice.kind {
-        case .nws: return NWSSource(url: warnings.nws.url, context: context)
-        case .metNorway: return MetNorwayAlertsSource(url: warnings.metNorway.url, context: context)
-        case .brightSky: return BrightSkySource(url: warnings.brightSky.url, context: context)
+        case .nws: return PointFeedSource(.nws, url: warnings.nws.url, context: context)
+        case .metNorway: return PointFeedSource(.metNorwayAlerts, url: warnings.metNorway.url, context: context)
+        case .brightSky: return PointFeedSource(.brightSky, url: warnings.brightSky.url, context: context)
         case .meteoalarm:
             guard let countryCode else { return nil }
             return MeteoAlarmSource(

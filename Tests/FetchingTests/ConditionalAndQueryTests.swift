@@ -188,5 +188,10 @@ struct ConditionalAndQueryTests {
         #expect(!QueryURL.isAnswerable(Coordinate(latitude: 0, longitude: 180.5)))
         #expect(!QueryURL.isAnswerable(Coordinate(latitude: .nan, longitude: 0)))
         #expect(!QueryURL.isAnswerable(Coordinate(latitude: 0, longitude: .infinity)))
+        #expect(QueryURL.refusal(Coordinate(latitude: 52.5, longitude: 13.4), asking: "warnings") == nil)
+        #expect(
+            QueryURL.refusal(Coordinate(latitude: 91, longitude: 0), asking: "a forecast")
+                == "cannot ask for a forecast at (91.0, 0.0): latitude must be within -90...90 and longitude within "
+                + "-180...180")
     }
 }

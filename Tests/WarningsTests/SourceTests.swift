@@ -33,7 +33,7 @@ struct SourceTests {
         let clock = TestClock(Alerts.time("2024-05-21T22:00:00Z"))
         try await Alerts.withServer(clock: clock) { server, context in
             server.setRoute(path: Self.nwsPath, Self.json(try Alerts.iowa(now: clock.now)))
-            let source = NWSSource(url: server.url(Self.nwsPath), context: context)
+            let source = PointFeedSource(.nws, url: server.url(Self.nwsPath), context: context)
             let answer = try await source.warnings(at: Alerts.at(41.011_73, -95.161_72))
             let merged = WarningMerger.merge([answer.feed], now: clock.now)
             // The recording is Iowa's area answer: its zone-only watches are not confirmed for the point.
@@ -50,7 +50,7 @@ struct SourceTests {
     func nwsOutside() async throws {
         try await Alerts.withServer(coordinatePrecision: 4) { server, context in
             server.setRoute(path: Self.nwsPath, try .fixture("alerts/nws/linecast-alerts-active-point-nyc-empty.json"))
-            let answer = try await NWSSource(url: server.url(Self.nwsPath), context: context)
+            let answer = try await PointFeedSource(.nws, url: server.url(Self.nwsPath), context: context)
                 .warnings(at: Alerts.at(40.7128, -74.006))
             #expect(answer.feed.covering.isEmpty && answer.feed.unplaced.isEmpty)
             #expect(server.requests().first?.query["point"] == "40.7128,-74.006")
@@ -65,7 +65,7 @@ struct SourceTests {
         try await Alerts.withServer(clock: clock, coordinatePrecision: 4) { server, context in
             server.setRoute(
                 path: Self.metNorwayPath, try .fixture("alerts/met-norway/linecast-metalerts-current-marine-gale-2026-03-07.json"))
-            let source = MetNorwayAlertsSource(url: server.url(Self.metNorwayPath), context: context)
+            let source = PointFeedSource(.metNorwayAlerts, url: server.url(Self.metNorwayPath), context: context)
             let boat = try await source.warnings(at: Alerts.at(71.513_04, 19.218_26))
             #expect(boat.feed.covering.map(\.area) == ["Tromsøflaket"])
             let request = try #require(server.requests().first)
@@ -85,8 +85,8 @@ struct SourceTests {
             server.setRoute(
                 path: Self.metNorwayPath, try .fixture("alerts/met-norway/linecast-metalerts-current-marine-gale-2026-03-07.json"))
             // Asking for a shorter interval is not allowed: the terms' 10 minutes win.
-            let source = MetNorwayAlertsSource(
-                url: server.url(Self.metNorwayPath), minimumInterval: .seconds(60), context: context)
+            let source = PointFeedSource(
+                .metNorwayAlerts, url: server.url(Self.metNorwayPath), minimumInterval: .seconds(60), context: context)
             #expect(source.minimumInterval == .seconds(600))
             let boat = Alerts.at(71.513, 19.218)
 
@@ -127,7 +127,7 @@ struct SourceTests {
         try await Alerts.withServer(clock: clock) { server, context in
             server.setRoute(
                 path: Self.brightSkyPath, try .fixture("alerts/bright-sky/linecast-alerts-berlin-mitte-frost-2026-03-06.json"))
-            let answer = try await BrightSkySource(url: server.url(Self.brightSkyPath), context: context)
+            let answer = try await PointFeedSource(.brightSky, url: server.url(Self.brightSkyPath), context: context)
                 .warnings(at: Alerts.at(52.520_07, 13.404_95))
             #expect(answer.feed.covering.map(\.event) == ["frost"])
             #expect(server.requests().first?.query == ["lat": "52.52", "lon": "13.4"])
