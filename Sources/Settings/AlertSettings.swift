@@ -10,16 +10,16 @@ extension Settings {
         /// `enabled`: off asks no warning service at all, and reports carry no `warnings`.
         public var enabled = true
         /// `[warnings.nws]`: the US National Weather Service (the US and its territories).
-        public var nws = WarningService(url: URL(string: "https://api.weather.gov/alerts/active")!)
+        public var nws = WarningService(url: ServiceURL.nws)
         /// `[warnings.met_norway]`: MET Norway's MetAlerts (Norway).
         public var metNorway = WarningService(
-            url: URL(string: "https://api.met.no/weatherapi/metalerts/2.0/current.json")!)
+            url: ServiceURL.metNorwayAlerts)
         /// `[warnings.bright_sky]`: the DWD's warnings through Bright Sky (Germany).
-        public var brightSky = WarningService(url: URL(string: "https://api.brightsky.dev/alerts")!)
+        public var brightSky = WarningService(url: ServiceURL.brightSky)
         /// `[warnings.meteoalarm]`: MeteoAlarm's country feeds (39 European countries).
-        public var meteoalarm = WarningService(url: URL(string: "https://feeds.meteoalarm.org/api/v1/warnings/")!)
+        public var meteoalarm = WarningService(url: ServiceURL.meteoAlarm)
         /// `[warnings.eccc]`: Environment and Climate Change Canada's alerts (Canada).
-        public var eccc = WarningService(url: URL(string: "https://api.weather.gc.ca/collections/weather-alerts/items")!)
+        public var eccc = WarningService(url: ServiceURL.eccc)
 
         /// Every key at its default.
         public init() {}
@@ -61,7 +61,7 @@ extension Settings {
         /// `pollen`: ask for pollen where Open-Meteo has it (Europe).
         public var pollen = true
         /// `url`: the endpoint; always http or https with a host.
-        public var url = URL(string: "https://air-quality-api.open-meteo.com/v1/air-quality")!
+        public var url = ServiceURL.openMeteoAirQuality
         /// `timeout_seconds`: the deadline for one request.
         public var timeoutSeconds = 15
 

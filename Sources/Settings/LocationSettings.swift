@@ -66,13 +66,13 @@ extension Settings {
         /// `services`: tried in this order; never empty, no service twice.
         public var services: [IPGeolocationService] = [.ipinfo, .ipapi]
         /// `ipinfo_url`.
-        public var ipinfoURL = URL(string: "https://ipinfo.io/json")!
+        public var ipinfoURL = ServiceURL.ipinfo
         /// `ipapi_url`.
-        public var ipapiURL = URL(string: "https://ipapi.co/json/")!
+        public var ipapiURL = ServiceURL.ipapi
         /// `ifconfig_url`.
-        public var ifconfigURL = URL(string: "https://ifconfig.co/json")!
+        public var ifconfigURL = ServiceURL.ifconfig
         /// `ip_api_url`: ip-api.com's free tier is HTTP only.
-        public var ipAPIURL = URL(string: "http://ip-api.com/json/")!
+        public var ipAPIURL = ServiceURL.ipAPI
 
         /// The endpoint of `service`.
         public func url(for service: IPGeolocationService) -> URL {

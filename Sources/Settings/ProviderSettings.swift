@@ -30,7 +30,7 @@ extension Settings {
     /// `[providers.open_meteo]`.
     public struct OpenMeteo: Sendable, Hashable {
         /// `url`: the forecast endpoint; always http or https with a host.
-        public var url = URL(string: "https://api.open-meteo.com/v1/forecast")!
+        public var url = ServiceURL.openMeteo
         /// `timeout_seconds`: the deadline for one request.
         public var timeoutSeconds = 15
         /// `geocoding_url`: Open-Meteo's place search, which `forecastctl cities add` asks for places the
@@ -44,7 +44,7 @@ extension Settings {
     /// `[providers.met_norway]`: MET Norway's Locationforecast 2.0.
     public struct MetNorway: Sendable, Hashable {
         /// `url`: the `compact` endpoint; always http or https with a host.
-        public var url = URL(string: "https://api.met.no/weatherapi/locationforecast/2.0/compact")!
+        public var url = ServiceURL.metNorway
         /// `contact`: an e-mail address or URL for the User-Agent, as MET Norway's terms ask; may be empty.
         public var contact = ""
         /// `timeout_seconds`.
@@ -57,7 +57,7 @@ extension Settings {
     /// `[providers.openweathermap]`: needs the user's own API key.
     public struct OpenWeatherMap: Sendable, Hashable {
         /// `url`: the API's base URL; always http or https with a host.
-        public var url = URL(string: "https://api.openweathermap.org")!
+        public var url = ServiceURL.openWeatherMap
         /// The key from `api_key`, else from the file `api_key_file`, else from
         /// `$FORECASTD_OPENWEATHERMAP_API_KEY`; `nil` when none gives one.
         public var apiKey: Secret?

@@ -213,8 +213,17 @@ public struct RecordedRequest: Sendable {
     /// The request target as sent, with the query (`/v1/forecast?latitude=…`).
     public var uri: String
     public var headers: [(name: String, value: String)]
+    /// The request's body as it arrived (a POST's JSON), up to ``ReplayServer/maxRecordedBodyBytes``.
+    public var body: [UInt8] = []
     /// When the whole request had arrived: for tests of a cadence.
     public var receivedAt = Date()
+
+    public init(method: String, uri: String, headers: [(name: String, value: String)], body: [UInt8] = []) {
+        self.method = method
+        self.uri = uri
+        self.headers = headers
+        self.body = body
+    }
 
     /// The path without the query.
     public var path: String { String(uri.prefix { $0 != "?" }) }

@@ -6,9 +6,10 @@ import NIOPosix
 /// A real HTTP/1.1 server on 127.0.0.1 that replays recorded provider responses, so providers and the
 /// daemon are tested through their real HTTP stack against real sockets without the internet.
 ///
-/// Each path answers with the responses set for it, in order, the last one repeating; an unknown path
-/// gets a 404. A response marked ``ReplayResponse/conditional`` answers a request carrying its `ETag` or
-/// `Last-Modified` as validator with `304 Not Modified`. Every request is recorded for inspection.
+/// Each path answers with the responses set for it, in order, the last one repeating, whatever the method
+/// (GET or POST); an unknown path gets a 404. A response marked ``ReplayResponse/conditional`` answers a request carrying its `ETag` or
+/// `Last-Modified` as validator with `304 Not Modified`. Every request is recorded for inspection, with its
+/// body (up to ``maxRecordedBodyBytes``).
 public final class ReplayServer: Sendable {
     private let channel: any Channel
     private let state: ReplayState
@@ -16,6 +17,9 @@ public final class ReplayServer: Sendable {
     public let port: Int
     /// The address it listens on.
     public let host: String
+
+    /// The most of a request body that is recorded; the rest is read and dropped.
+    public static let maxRecordedBodyBytes = 1024 * 1024
 
     /// `http://<host>:<port>`.
     public var baseURL: URL { URL(string: "http://\(host):\(port)")! }
@@ -148,6 +152,7 @@ private final class ReplayHandler: ChannelInboundHandler, RemovableChannelHandle
 
     private let state: ReplayState
     private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
     private var pending: Scheduled<Void>?
 
     init(state: ReplayState) {
@@ -170,13 +175,17 @@ private final class ReplayHandler: ChannelInboundHandler, RemovableChannelHandle
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
-        case .body:
-            break
+            body = []
+        case .body(let chunk):
+            let room = ReplayServer.maxRecordedBodyBytes - body.count
+            if room > 0 { body.append(contentsOf: chunk.readableBytesView.prefix(room)) }
         case .end:
             guard let head else { return }
             self.head = nil
             let request = RecordedRequest(
-                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
+                body: body)
+            body = []
             let response = state.receive(request)
             if response.delay > .zero {
                 let (seconds, attoseconds) = response.delay.components

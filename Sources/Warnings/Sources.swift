@@ -1,9 +1,10 @@
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
 
-/// What the three point services share: round the position, ask through the source's gate, and
-/// match the answer at the exact position.
+/// What the point services share (``PointFeedSource`` and ``ECCCSource``): round the position, ask through the
+/// source's gate, and match the answer at the exact position.
 struct PointFeed: Sendable {
     let source: String
     let url: URL
@@ -19,7 +20,7 @@ struct PointFeed: Sendable {
         self.url = url
         self.decimals = decimals
         self.client = FeedClient(
-            source: source, http: context.http(source: source, maxBodyBytes: maxBodyBytes),
+            source: source, fetcher: context.fetcher(source: source, maxBodyBytes: maxBodyBytes),
             minimumInterval: minimumInterval, now: context.now)
     }
 
@@ -40,11 +41,11 @@ struct PointFeed: Sendable {
         at position: Coordinate, accept: String, query: (String, String, Coordinate) -> [(String, String)],
         decode: @escaping @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
     ) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: source)
+        try WarningError.check(position, source: source)
         let asked = position.rounded(decimals: decimals)
-        let latitude = WarningURL.format(asked.latitude, decimals: decimals)
-        let longitude = WarningURL.format(asked.longitude, decimals: decimals)
-        let requestURL = try WarningURL.make(url, items: query(latitude, longitude, asked), source: source)
+        let latitude = QueryURL.format(asked.latitude, decimals: decimals)
+        let longitude = QueryURL.format(asked.longitude, decimals: decimals)
+        let requestURL = try QueryURL.make(url, items: query(latitude, longitude, asked), source: source)
         let result = try await client.feed(key: "\(latitude),\(longitude)", url: requestURL, accept: accept) {
             data throws(WarningError) in try decode(data, asked)
         }
@@ -54,101 +55,76 @@ struct PointFeed: Sendable {
     }
 }
 
-/// The National Weather Service's active alerts for a point (US and territories).
-///
-/// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
-/// User-Agent (NWS's terms ask for one that identifies the application and a contact).
-public struct NWSSource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.weather.gov/alerts/active")!
-    /// Alerts are issued and updated within minutes; five is the longest a tornado warning should wait.
-    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
-    /// A point's alerts are kilobytes; a state's can reach a few hundred.
-    public static let maxBodyBytes = 4 * 1024 * 1024
+/// A warning service asked about one point, configured per service (``Service/nws``,
+/// ``Service/metNorwayAlerts``, ``Service/brightSky``): the rounded position in the query, the answer matched
+/// at the exact position.
+public struct PointFeedSource: WarningSource {
+    /// What differs between the point services.
+    public struct Service: Sendable {
+        /// The source identifier (`nws`).
+        public var name: String
+        /// The shortest time between two requests unless the settings say otherwise.
+        public var defaultMinimumInterval: Duration
+        /// A floor the service's terms set on the interval, whatever is asked.
+        public var shortestInterval: Duration
+        /// The largest answer read.
+        public var maxBodyBytes: Int
+        /// The most decimals the service takes (`[providers] coordinate_precision` is capped to it).
+        public var maxDecimals: Int
+        public var accept: String
+        /// The query items for the rounded latitude and longitude, already formatted.
+        var query: @Sendable (String, String) -> [(String, String)]
+        /// The service's decoder, given the rounded position that was asked for.
+        var decode: @Sendable (Data, Coordinate) throws(WarningError) -> DecodedFeed
 
-    public var name: String { NWSDecoder.sourceName }
-    public let minimumInterval: Duration
-    public var url: URL { feed.url }
-    private let feed: PointFeed
-
-    public init(
-        url: URL = NWSSource.defaultURL, minimumInterval: Duration = NWSSource.defaultMinimumInterval,
-        context: WarningSourceContext
-    ) {
-        self.minimumInterval = minimumInterval
-        feed = PointFeed(
-            source: NWSDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
-            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
-    }
-
-    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try await feed.answer(
-            at: position, accept: "application/geo+json",
+        /// The National Weather Service's active alerts for a point (US and territories):
+        /// `GET <url>?status=actual&point=LAT,LON` with `Accept: application/geo+json` and forecastd's
+        /// User-Agent (NWS's terms ask for one that identifies the application and a contact). Alerts are issued
+        /// and updated within minutes; five is the longest a tornado warning should wait. A point's alerts are
+        /// kilobytes; a state's can reach a few hundred.
+        public static let nws = Service(
+            name: NWSDecoder.sourceName, defaultMinimumInterval: .seconds(5 * 60), shortestInterval: .zero,
+            maxBodyBytes: 4 * 1024 * 1024, maxDecimals: 4, accept: "application/geo+json",
             query: { [("status", "actual"), ("point", "\($0),\($1)")] },
             decode: { data, asked throws(WarningError) in try NWSDecoder.decode(data, askedPoint: asked) })
-    }
-}
 
-/// MET Norway's MetAlerts 2.0 for a point (Norway and its waters).
-///
-/// `GET <url>?lat=..&lon=..&lang=en` with at most 4 decimals and forecastd's User-Agent, at most once
-/// every 10 minutes, as MET Norway's terms ask.
-public struct MetNorwayAlertsSource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.met.no/weatherapi/metalerts/2.0/current.json")!
-    /// MET Norway's terms: no more than one request per 10 minutes.
-    public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
-    public static let maxBodyBytes = 4 * 1024 * 1024
-
-    public var name: String { MetNorwayAlertsDecoder.sourceName }
-    public let minimumInterval: Duration
-    public var url: URL { feed.url }
-    private let feed: PointFeed
-
-    /// - Parameter minimumInterval: raised to the terms' 10 minutes when shorter.
-    public init(
-        url: URL = MetNorwayAlertsSource.defaultURL,
-        minimumInterval: Duration = MetNorwayAlertsSource.defaultMinimumInterval, context: WarningSourceContext
-    ) {
-        self.minimumInterval = max(minimumInterval, Self.defaultMinimumInterval)
-        feed = PointFeed(
-            source: MetNorwayAlertsDecoder.sourceName, url: url, decimals: min(context.coordinatePrecision, 4),
-            minimumInterval: self.minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
-    }
-
-    public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try await feed.answer(
-            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1), ("lang", "en")] },
+        /// MET Norway's MetAlerts 2.0 for a point (Norway and its waters): `GET <url>?lat=..&lon=..&lang=en`
+        /// with at most 4 decimals and forecastd's User-Agent, at most once every 10 minutes, as MET Norway's
+        /// terms ask.
+        public static let metNorwayAlerts = Service(
+            name: MetNorwayAlertsDecoder.sourceName, defaultMinimumInterval: .seconds(10 * 60),
+            shortestInterval: .seconds(10 * 60), maxBodyBytes: 4 * 1024 * 1024, maxDecimals: 4,
+            accept: "application/json", query: { [("lat", $0), ("lon", $1), ("lang", "en")] },
             decode: { data, _ throws(WarningError) in try MetNorwayAlertsDecoder.decode(data) })
+
+        /// The DWD's warnings through Bright Sky for a point (Germany): `GET <url>?lat=..&lon=..` with
+        /// forecastd's User-Agent. The DWD updates its warnings every few minutes.
+        public static let brightSky = Service(
+            name: BrightSkyDecoder.sourceName, defaultMinimumInterval: .seconds(5 * 60), shortestInterval: .zero,
+            maxBodyBytes: 2 * 1024 * 1024, maxDecimals: 4, accept: "application/json",
+            query: { [("lat", $0), ("lon", $1)] },
+            decode: { data, _ throws(WarningError) in try BrightSkyDecoder.decode(data) })
     }
-}
 
-/// The DWD's warnings through Bright Sky for a point (Germany).
-///
-/// `GET <url>?lat=..&lon=..` with forecastd's User-Agent.
-public struct BrightSkySource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.brightsky.dev/alerts")!
-    /// The DWD updates its warnings every few minutes.
-    public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
-    public static let maxBodyBytes = 2 * 1024 * 1024
-
-    public var name: String { BrightSkyDecoder.sourceName }
+    public let service: Service
+    public var name: String { service.name }
     public let minimumInterval: Duration
     public var url: URL { feed.url }
     private let feed: PointFeed
 
-    public init(
-        url: URL = BrightSkySource.defaultURL, minimumInterval: Duration = BrightSkySource.defaultMinimumInterval,
-        context: WarningSourceContext
-    ) {
-        self.minimumInterval = minimumInterval
+    /// - Parameters:
+    ///   - url: the service's `[warnings.*] url` (``ServiceURL``'s by default).
+    ///   - minimumInterval: the service's default when nil; raised to its terms' floor when shorter.
+    public init(_ service: Service, url: URL, minimumInterval: Duration? = nil, context: WarningSourceContext) {
+        self.service = service
+        self.minimumInterval = max(minimumInterval ?? service.defaultMinimumInterval, service.shortestInterval)
         feed = PointFeed(
-            source: BrightSkyDecoder.sourceName, url: url, decimals: context.coordinatePrecision,
-            minimumInterval: minimumInterval, maxBodyBytes: Self.maxBodyBytes, context: context)
+            source: service.name, url: url, decimals: min(context.coordinatePrecision, service.maxDecimals),
+            minimumInterval: self.minimumInterval, maxBodyBytes: service.maxBodyBytes, context: context)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try await feed.answer(
-            at: position, accept: "application/json", query: { [("lat", $0), ("lon", $1)] },
-            decode: { data, _ throws(WarningError) in try BrightSkyDecoder.decode(data) })
+        try await feed.answer(at: position, accept: service.accept, query: service.query, decode: service.decode)
     }
 }
 
@@ -159,7 +135,6 @@ public struct BrightSkySource: WarningSource {
 /// the same way and the service is told no more than the rounded position. The answer lists the alerts of the
 /// regions the box touches; ``WarningMatcher`` places the exact position in their polygons.
 public struct ECCCSource: WarningSource {
-    public static let defaultURL = URL(string: "https://api.weather.gc.ca/collections/weather-alerts/items")!
     /// As often as NWS and Bright Sky: ECCC issues and updates within minutes.
     public static let defaultMinimumInterval: Duration = .seconds(5 * 60)
     /// A box's alerts carry their regions' polygons, up to a few hundred kilobytes each.
@@ -175,7 +150,7 @@ public struct ECCCSource: WarningSource {
     private let feed: PointFeed
 
     public init(
-        url: URL = ECCCSource.defaultURL, minimumInterval: Duration = ECCCSource.defaultMinimumInterval,
+        url: URL, minimumInterval: Duration = ECCCSource.defaultMinimumInterval,
         language: String = "en", context: WarningSourceContext
     ) {
         self.minimumInterval = minimumInterval
@@ -195,7 +170,7 @@ public struct ECCCSource: WarningSource {
                 let box = [
                     asked.longitude - step, asked.latitude - step, asked.longitude + step, asked.latitude + step,
                 ]
-                .map { WarningURL.format($0, decimals: decimals) }
+                .map { QueryURL.format($0, decimals: decimals) }
                 return [
                     ("f", "json"), ("lang", language), ("limit", "\(Self.pageSize)"),
                     ("bbox", box.joined(separator: ",")),
@@ -213,7 +188,6 @@ public struct ECCCSource: WarningSource {
 /// ``WarningMatcher`` with the shipped ``MeteoAlarmAreas`` (MeteoAlarm's regions, then Eurostat's NUTS
 /// regions), read for this country only and only once a warning needs them.
 public actor MeteoAlarmSource: WarningSource {
-    public static let defaultURL = URL(string: "https://feeds.meteoalarm.org/api/v1/warnings/")!
     /// A country feed changes when a national service issues; with validators most requests are 304s.
     public static let defaultMinimumInterval: Duration = .seconds(10 * 60)
     /// A large country's feed (every language, every region) runs to a few megabytes.
@@ -238,7 +212,7 @@ public actor MeteoAlarmSource: WarningSource {
     ///     `share/forecastd`); none places only warnings with shapes of their own.
     /// - Returns: nil when MeteoAlarm has no feed for `country`.
     public init?(
-        country: String, url: URL = MeteoAlarmSource.defaultURL,
+        country: String, url: URL,
         minimumInterval: Duration = MeteoAlarmSource.defaultMinimumInterval,
         maxBodyBytes: Int = MeteoAlarmSource.defaultMaxBodyBytes, areasFiles: [URL],
         context: WarningSourceContext
@@ -253,13 +227,13 @@ public actor MeteoAlarmSource: WarningSource {
         self.logger = context.logger
         self.client = FeedClient(
             source: MeteoAlarmDecoder.sourceName,
-            http: context.http(source: MeteoAlarmDecoder.sourceName, maxBodyBytes: maxBodyBytes),
+            fetcher: context.fetcher(source: MeteoAlarmDecoder.sourceName, maxBodyBytes: maxBodyBytes),
             minimumInterval: minimumInterval, now: context.now)
     }
 
     public func warnings(at position: Coordinate) async throws(WarningError) -> SourceAnswer {
-        try WarningURL.check(position, source: name)
-        let requestURL = try WarningURL.make(url, appendingPath: "feeds-\(feed)", items: [], source: name)
+        try WarningError.check(position, source: name)
+        let requestURL = try QueryURL.make(url, appendingPath: "feeds-\(feed)", items: [], source: name)
         let result = try await client.feed(key: feed, url: requestURL, accept: "application/json") {
             data throws(WarningError) in try MeteoAlarmDecoder.decode(data)
         }

@@ -51,23 +51,57 @@ public enum MetNorwayDecoder {
         guard let series = json["properties"]?["timeseries"]?.array else {
             throw failure("the response has no properties.timeseries")
         }
+        let coordinate = try position(json, requested: requested)
+        let units = Units(json["properties"]?["meta"]?["units"]?.object ?? [:])
+        let steps = try steps(series)
+        let currentIndex = try currentIndex(steps, now: now)
 
-        let coordinate: Coordinate
+        var notes: [String] = []
+        let fallbackOffset = Int((coordinate.longitude / 15).rounded()) * 3600
+        if timeZone == nil {
+            notes.append(
+                "\(providerName): the location's time zone is unknown, so days are counted at UTC"
+                    + "\(fallbackOffset < 0 ? "−" : "+")\(String(format: "%02d:00", abs(fallbackOffset) / 3600))"
+                    + " (estimated from the longitude)")
+        }
+        let offset: (Date) -> Int = { timeZone?.secondsFromGMT(for: $0) ?? fallbackOffset }
+
+        let present = hourly(steps[currentIndex], units: units)
+        let horizon = present.time.addingTimeInterval(48 * 3600)
+        let hours = steps[currentIndex...].prefix { $0.time < horizon }.map { hourly($0, units: units) }
+        let periods = shortTerm(steps[currentIndex...], units: units)
+        let today = Timestamps.localDate(present.time, utcOffsetSeconds: offset(present.time))
+        var days = daily(steps, from: today, units: units, offset: offset)
+        DayNight.fillSunEvents(&days, coordinate: coordinate) { date in
+            offset(Timestamps.parseLocal(date + "T12:00", utcOffsetSeconds: fallbackOffset) ?? present.time)
+        }
+
+        var forecast = Forecast(
+            provider: providerName, attribution: attribution, coordinate: coordinate, fetchedAt: fetchedAt,
+            utcOffsetSeconds: offset(present.time), timezone: timeZone?.identifier, current: current(present),
+            hourly: hours, daily: days, notes: notes,
+            shortTerm: periods.isEmpty ? nil : ShortTermPrecipitation(periods: periods, interpolated: true))
+        DayNight.fill(&forecast)
+        return forecast
+    }
+
+    /// The answer's own position (`geometry.coordinates`, longitude first), else the one asked for.
+    private static func position(_ json: JSONValue, requested: Coordinate?) throws(ProviderError) -> Coordinate {
         if let position = json["geometry"]?["coordinates"]?.array, position.count >= 2,
             let longitude = position[0].double, let latitude = position[1].double,
             (-90...90).contains(latitude), (-180...180).contains(longitude)
         {
-            coordinate = Coordinate(latitude: latitude, longitude: longitude)
-        } else if let requested {
-            coordinate = requested
-        } else {
-            throw failure("the response has no valid geometry.coordinates")
+            return Coordinate(latitude: latitude, longitude: longitude)
         }
-        let units = json["properties"]?["meta"]?["units"]?.object ?? [:]
+        guard let requested else { throw failure("the response has no valid geometry.coordinates") }
+        return requested
+    }
 
+    /// The series' steps in time order; a step without a time, or out of order, cannot be placed on the
+    /// time line and is left out.
+    private static func steps(_ series: [JSONValue]) throws(ProviderError) -> [Step] {
         var steps: [Step] = []
         for entry in series {
-            // A step without a time, or out of order, cannot be placed on the time line.
             guard let text = entry["time"]?.string, let time = Timestamps.parseUTC(text),
                 time > (steps.last?.time ?? .distantPast)
             else { continue }
@@ -78,80 +112,87 @@ public enum MetNorwayDecoder {
                     next6: data?["next_6_hours"], next12: data?["next_12_hours"]))
         }
         guard !steps.isEmpty else { throw failure("the response has no forecast steps") }
+        return steps
+    }
 
-        var notes: [String] = []
-        let fallbackOffset = Int((coordinate.longitude / 15).rounded()) * 3600
-        if timeZone == nil {
-            notes.append(
-                "\(providerName): the location's time zone is unknown, so days are counted at UTC"
-                    + "\(fallbackOffset < 0 ? "−" : "+")\(String(format: "%02d:00", abs(fallbackOffset) / 3600))"
-                    + " (estimated from the longitude)")
-        }
-        func offset(at date: Date) -> Int { timeZone?.secondsFromGMT(for: date) ?? fallbackOffset }
-        func value(_ details: [String: JSONValue]?, _ field: String, _ quantity: Quantity) -> Double? {
-            quantity.canonical(details?[field], unit: units[field]?.string)
-        }
-        func symbol(_ period: JSONValue?) -> String? { period?["summary"]?["symbol_code"]?.string }
-
-        // The step holding "now": the last one at or before it. A series that starts in the future
-        // (a clock slightly behind) starts with its first step; one that ended hours ago is out of date.
-        let currentIndex = steps.lastIndex { $0.time <= now } ?? 0
-        let seriesIsCurrent =
-            steps[currentIndex].time.timeIntervalSince(now) < 3600
-            && now.timeIntervalSince(steps[currentIndex].time) < 6 * 3600
-        guard seriesIsCurrent else {
+    /// The step holding "now": the last one at or before it. A series that starts in the future (a clock
+    /// slightly behind) starts with its first step; one that ended hours ago is out of date.
+    private static func currentIndex(_ steps: [Step], now: Date) throws(ProviderError) -> Int {
+        let index = steps.lastIndex { $0.time <= now } ?? 0
+        guard steps[index].time.timeIntervalSince(now) < 3600, now.timeIntervalSince(steps[index].time) < 6 * 3600
+        else {
             throw failure(
                 "the forecast steps (\(Timestamps.rfc3339(steps[0].time)) to "
                     + "\(Timestamps.rfc3339(steps[steps.count - 1].time))) do not cover now")
         }
+        return index
+    }
 
-        func hourly(_ step: Step) -> HourlyForecast {
-            let next1 = step.next1?["details"]?.object
-            let code = symbol(step.next1) ?? symbol(step.next6)
-            return HourlyForecast(
-                time: step.time,
-                temperature: value(step.instant, "air_temperature", .temperature),
-                humidity: value(step.instant, "relative_humidity", .percent),
-                precipitation: value(next1, "precipitation_amount", .precipitation),
-                precipitationProbability: value(next1, "probability_of_precipitation", .percent),
-                windSpeed: value(step.instant, "wind_speed", .speed),
-                windDirection: value(step.instant, "wind_from_direction", .direction),
-                condition: code.flatMap(ConditionKind.init(metNorwaySymbol:)),
-                isDay: code.flatMap(ConditionKind.metNorwayIsDay),
-                dewPoint: value(step.instant, "dew_point_temperature", .temperature),
-                windGusts: value(step.instant, "wind_speed_of_gust", .speed),
-                pressure: value(step.instant, "air_pressure_at_sea_level", .pressure),
-                cloudCover: value(step.instant, "cloud_area_fraction", .percent),
-                uvIndex: value(step.instant, "ultraviolet_index_clear_sky", .uvIndex))
+    /// The answer's `meta.units`, by which each value is read in canonical units.
+    private struct Units {
+        let units: [String: JSONValue]
+        init(_ units: [String: JSONValue]) { self.units = units }
+
+        func value(_ details: [String: JSONValue]?, _ field: String, _ quantity: Quantity) -> Double? {
+            quantity.canonical(details?[field], unit: units[field]?.string)
         }
+    }
 
-        let present = hourly(steps[currentIndex])
-        let current = CurrentConditions(
+    private static func symbol(_ period: JSONValue?) -> String? { period?["summary"]?["symbol_code"]?.string }
+
+    /// One step as an hour: its instant values, and its next hour's (else next 6 hours') weather.
+    private static func hourly(_ step: Step, units: Units) -> HourlyForecast {
+        let next1 = step.next1?["details"]?.object
+        let code = symbol(step.next1) ?? symbol(step.next6)
+        return HourlyForecast(
+            time: step.time,
+            temperature: units.value(step.instant, "air_temperature", .temperature),
+            humidity: units.value(step.instant, "relative_humidity", .percent),
+            precipitation: units.value(next1, "precipitation_amount", .precipitation),
+            precipitationProbability: units.value(next1, "probability_of_precipitation", .percent),
+            windSpeed: units.value(step.instant, "wind_speed", .speed),
+            windDirection: units.value(step.instant, "wind_from_direction", .direction),
+            condition: code.flatMap(ConditionKind.init(metNorwaySymbol:)),
+            isDay: code.flatMap(ConditionKind.metNorwayIsDay),
+            dewPoint: units.value(step.instant, "dew_point_temperature", .temperature),
+            windGusts: units.value(step.instant, "wind_speed_of_gust", .speed),
+            pressure: units.value(step.instant, "air_pressure_at_sea_level", .pressure),
+            cloudCover: units.value(step.instant, "cloud_area_fraction", .percent),
+            uvIndex: units.value(step.instant, "ultraviolet_index_clear_sky", .uvIndex))
+    }
+
+    /// The current conditions: the hour holding now.
+    private static func current(_ present: HourlyForecast) -> CurrentConditions {
+        CurrentConditions(
             time: present.time, temperature: present.temperature, humidity: present.humidity,
             windSpeed: present.windSpeed,
             windDirection: present.windDirection, precipitation: present.precipitation, pressure: present.pressure,
             condition: present.condition, isDay: present.isDay, dewPoint: present.dewPoint,
             windGusts: present.windGusts,
             cloudCover: present.cloudCover, uvIndex: present.uvIndex)
-        let horizon = present.time.addingTimeInterval(48 * 3600)
-        let hours = steps[currentIndex...].prefix { $0.time < horizon }.map(hourly)
+    }
 
-        // The nowcast's periods, for when MET Norway serves instead of Open-Meteo: each step's next hour
-        // (`next_1_hours`), from the one holding now. Whole hours, coarser than a 15-minute model:
-        // marked interpolated.
+    /// The nowcast's periods, for when MET Norway serves instead of Open-Meteo: each step's next hour
+    /// (`next_1_hours`), from the one holding now. Whole hours, coarser than a 15-minute model: the caller
+    /// marks them interpolated.
+    private static func shortTerm(_ steps: ArraySlice<Step>, units: Units) -> [PrecipitationPeriod] {
         var periods: [PrecipitationPeriod] = []
-        for step in steps[currentIndex...] {
+        for step in steps {
             guard periods.count < shortTermHours, let next1 = step.next1?["details"]?.object else { break }
             periods.append(
                 PrecipitationPeriod(
                     start: step.time, end: step.time.addingTimeInterval(3600),
-                    amount: value(next1, "precipitation_amount", .precipitation),
-                    probability: value(next1, "probability_of_precipitation", .percent)))
+                    amount: units.value(next1, "precipitation_amount", .precipitation),
+                    probability: units.value(next1, "probability_of_precipitation", .percent)))
         }
+        return periods
+    }
 
-        // Days, from the first step of today's local date on.
-        let today = Timestamps.localDate(present.time, utcOffsetSeconds: offset(at: present.time))
-        var builder = DailyBuilder { Timestamps.localDate($0, utcOffsetSeconds: offset(at: $0)) }
+    /// Days, from the first step of local date `today` on, in the location's offset.
+    private static func daily(
+        _ steps: [Step], from today: String, units: Units, offset: @escaping (Date) -> Int
+    ) -> [DailyForecast] {
+        var builder = DailyBuilder { Timestamps.localDate($0, utcOffsetSeconds: offset($0)) }
         var coveredUntil = Date.distantPast
         for (index, step) in steps.enumerated() {
             guard builder.localDate(step.time) >= today else { continue }
@@ -161,7 +202,7 @@ public enum MetNorwayDecoder {
             let (period, duration): (JSONValue?, TimeInterval) =
                 gap >= 6 * 3600 || step.next1 == nil ? (step.next6, 6 * 3600) : (step.next1, 3600)
             let details = period?["details"]?.object
-            var amount = value(details, "precipitation_amount", .precipitation)
+            var amount = units.value(details, "precipitation_amount", .precipitation)
             if step.time < coveredUntil {
                 amount = nil
             } else if amount != nil {
@@ -170,29 +211,18 @@ public enum MetNorwayDecoder {
             builder.add(
                 DailyBuilder.Step(
                     time: step.time, duration: duration,
-                    temperature: value(step.instant, "air_temperature", .temperature),
-                    temperatureMin: duration > 3600 ? value(details, "air_temperature_min", .temperature) : nil,
-                    temperatureMax: duration > 3600 ? value(details, "air_temperature_max", .temperature) : nil,
+                    temperature: units.value(step.instant, "air_temperature", .temperature),
+                    temperatureMin: duration > 3600 ? units.value(details, "air_temperature_min", .temperature) : nil,
+                    temperatureMax: duration > 3600 ? units.value(details, "air_temperature_max", .temperature) : nil,
                     precipitation: amount,
-                    precipitationProbability: value(details, "probability_of_precipitation", .percent),
-                    windSpeed: value(step.instant, "wind_speed", .speed),
-                    windGusts: value(step.instant, "wind_speed_of_gust", .speed),
-                    uvIndex: value(step.instant, "ultraviolet_index_clear_sky", .uvIndex),
+                    precipitationProbability: units.value(details, "probability_of_precipitation", .percent),
+                    windSpeed: units.value(step.instant, "wind_speed", .speed),
+                    windGusts: units.value(step.instant, "wind_speed_of_gust", .speed),
+                    uvIndex: units.value(step.instant, "ultraviolet_index_clear_sky", .uvIndex),
                     condition: (symbol(period) ?? symbol(step.next12)).flatMap(ConditionKind.init(metNorwaySymbol:))))
         }
         // A 6-hourly day has 4 steps; fewer (the series' last, cut-off day) would show a false range.
-        var days = builder.build(minimumSteps: 4)
-        DayNight.fillSunEvents(&days, coordinate: coordinate) { date in
-            offset(at: Timestamps.parseLocal(date + "T12:00", utcOffsetSeconds: fallbackOffset) ?? present.time)
-        }
-
-        var forecast = Forecast(
-            provider: providerName, attribution: attribution, coordinate: coordinate, fetchedAt: fetchedAt,
-            utcOffsetSeconds: offset(at: present.time), timezone: timeZone?.identifier, current: current,
-            hourly: hours, daily: days, notes: notes,
-            shortTerm: periods.isEmpty ? nil : ShortTermPrecipitation(periods: periods, interpolated: true))
-        DayNight.fill(&forecast)
-        return forecast
+        return builder.build(minimumSteps: 4)
     }
 
     private static func failure(_ detail: String) -> ProviderError {

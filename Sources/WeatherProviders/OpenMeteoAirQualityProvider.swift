@@ -1,7 +1,6 @@
-import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
-import Logging
 
 /// Open-Meteo's Air Quality API (`/v1/air-quality`): keyless, global, CC BY 4.0, from the Copernicus
 /// Atmosphere Monitoring Service (CAMS) forecasts.
@@ -11,9 +10,6 @@ import Logging
 /// and pollen where Open-Meteo has it. Times come as Unix seconds (`timeformat=unixtime`), so no time
 /// zone is asked for or needed. How often it may ask is ``AirQualityService``'s business.
 public struct OpenMeteoAirQualityProvider: Sendable {
-    /// The public endpoint.
-    public static let defaultURL = URL(string: "https://air-quality-api.open-meteo.com/v1/air-quality")!
-
     /// Where Open-Meteo has pollen: the grid of the CAMS European air quality forecast that its pollen
     /// comes from (`CamsDomain.cams_europe` in Open-Meteo's server code: 700 × 420 points of 0.1°),
     /// 30.05–71.95° N, 24.95° W–44.95° E. Its documentation says pollen is "only available in Europe
@@ -27,22 +23,16 @@ public struct OpenMeteoAirQualityProvider: Sendable {
 
     /// The endpoint, possibly with a query of its own (a customer `apikey`).
     public let url: URL
-    private let http: ProviderHTTP
+    private let fetcher: Fetcher
     private let now: @Sendable () -> Date
 
     /// - Parameters:
-    ///   - url: the air quality endpoint, normally ``defaultURL``; its query, if any, is kept.
-    ///   - timeout: the deadline for each request, from connecting to the last body byte.
-    ///   - userAgent: how forecastd identifies itself (see ``UserAgent/make(version:contact:)``).
+    ///   - url: `[air] url` (``ServiceURL/openMeteoAirQuality`` by default); its query, if any, is kept.
+    ///   - fetcher: the HTTP exchange (the daemon's User-Agent, `[air] timeout_seconds`).
     ///   - now: the clock that stamps `fetchedAt` and says which hour is wanted; tests pass their own.
-    public init(
-        url: URL = OpenMeteoAirQualityProvider.defaultURL, httpClient: HTTPClient, timeout: Duration,
-        userAgent: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
-    ) {
+    public init(url: URL, fetcher: Fetcher, now: @escaping @Sendable () -> Date = { Date() }) {
         self.url = url
-        self.http = ProviderHTTP(
-            provider: OpenMeteoAirQualityDecoder.providerName, httpClient: httpClient, timeout: timeout,
-            userAgent: userAgent, logger: logger)
+        self.fetcher = fetcher
         self.now = now
     }
 
@@ -68,14 +58,14 @@ public struct OpenMeteoAirQualityProvider: Sendable {
     public func requestURL(for coordinate: Coordinate, scale: AQIScale, pollen: Bool = true) throws(ProviderError)
         -> URL
     {
-        try ProviderURL.check(coordinate, provider: name)
+        try ProviderError.check(coordinate, provider: name)
         let items = [
-            ("latitude", ProviderURL.format(coordinate.latitude)),
-            ("longitude", ProviderURL.format(coordinate.longitude)),
+            ("latitude", QueryURL.format(coordinate.latitude)),
+            ("longitude", QueryURL.format(coordinate.longitude)),
             ("current", Self.variables(scale: scale, at: coordinate, pollen: pollen).joined(separator: ",")),
             ("timeformat", "unixtime"),
         ]
-        return try ProviderURL.make(url, items: items, provider: name)
+        return try QueryURL.make(url, items: items, provider: name)
     }
 
     /// Asks for the air at `coordinate` now, its index on `scale`, with pollen when `pollen` is true
@@ -87,7 +77,8 @@ public struct OpenMeteoAirQualityProvider: Sendable {
     public func airQuality(
         for coordinate: Coordinate, scale: AQIScale, pollen: Bool = true
     ) async throws(ProviderError) -> AirQuality {
-        let response = try await http.get(try requestURL(for: coordinate, scale: scale, pollen: pollen))
+        let response = try await fetcher.get(
+            try requestURL(for: coordinate, scale: scale, pollen: pollen), provider: name)
         let fetchedAt = now()
         let json = try response.openMeteoJSON(provider: name)
         let air = try OpenMeteoAirQualityDecoder.decode(

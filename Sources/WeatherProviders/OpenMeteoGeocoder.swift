@@ -1,7 +1,6 @@
-import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
-import Logging
 
 /// Open-Meteo's place search (`/v1/search?name=…`): places by name, worldwide, from GeoNames, down to
 /// villages the offline gazetteer leaves out (fewer than 1000 inhabitants).
@@ -11,12 +10,14 @@ import Logging
 public struct OpenMeteoGeocoder: Sendable {
     public static let providerName = "open-meteo geocoding"
     public let url: URL
-    private let http: ProviderHTTP
+    private let fetcher: Fetcher
 
-    public init(url: URL, httpClient: HTTPClient, timeout: Duration, userAgent: String, logger: Logger) {
+    /// - Parameters:
+    ///   - url: `[providers.open_meteo] geocoding_url`.
+    ///   - fetcher: the HTTP exchange (forecastctl's User-Agent, `[providers.open_meteo] timeout_seconds`).
+    public init(url: URL, fetcher: Fetcher) {
         self.url = url
-        http = ProviderHTTP(
-            provider: Self.providerName, httpClient: httpClient, timeout: timeout, userAgent: userAgent, logger: logger)
+        self.fetcher = fetcher
     }
 
     /// The places named `name`, best first as the service ranks them (at most `count`).
@@ -32,11 +33,10 @@ public struct OpenMeteoGeocoder: Sendable {
         guard let requestURL = components.url else {
             throw ProviderError(provider: Self.providerName, kind: .providerError, detail: "cannot make a search URL for \(name)")
         }
-        let response = try await http.get(requestURL)
+        let response = try await fetcher.get(requestURL, provider: Self.providerName)
         guard response.isSuccess else {
             let reason = JSONValue.parse(Data(response.body))?["reason"]?.string
-            throw ProviderError.httpStatus(
-                provider: Self.providerName, status: response.status, reason: reason, retryAfter: response.retryAfter)
+            throw ProviderError(provider: Self.providerName, answer: response, reason: reason)
         }
         return try Self.decode(response.body)
     }

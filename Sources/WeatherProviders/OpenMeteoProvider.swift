@@ -1,7 +1,6 @@
-import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
-import Logging
 
 /// Open-Meteo's forecast API: keyless, global, the default provider.
 ///
@@ -9,9 +8,6 @@ import Logging
 /// steps (for the nowcast), 48 hourly steps and 7 daily summaries in metric units with the location's own
 /// time zone (`timezone=auto`).
 public struct OpenMeteoProvider: WeatherProvider {
-    /// The public endpoint.
-    public static let defaultURL = URL(string: "https://api.open-meteo.com/v1/forecast")!
-
     /// The variables and options every request carries, in the order Open-Meteo documents them.
     ///
     /// Current conditions, the precipitation of 12 quarter hours (`forecast_minutely_15` counts from the
@@ -59,27 +55,22 @@ public struct OpenMeteoProvider: WeatherProvider {
 
     /// The endpoint, possibly with a query of its own (a customer `apikey`, a `models=` choice).
     public let url: URL
-    private let http: ProviderHTTP
+    private let fetcher: Fetcher
     private let now: @Sendable () -> Date
 
     /// - Parameters:
-    ///   - url: the forecast endpoint, normally ``defaultURL``; its query, if any, is kept.
-    ///   - timeout: the deadline for each request, from connecting to the last body byte.
-    ///   - userAgent: how forecastd identifies itself (see ``UserAgent/make(version:contact:)``).
+    ///   - url: `[providers.open_meteo] url` (``ServiceURL/openMeteo`` by default); its query, if any, is kept.
+    ///   - fetcher: the HTTP exchange (``Fetcher/weather(_:client:userAgent:timeout:logger:)``: the
+    ///     daemon's User-Agent, `[providers.open_meteo] timeout_seconds`).
     ///   - now: the clock that stamps `fetchedAt`; tests pass a fixed one.
-    public init(
-        url: URL = OpenMeteoProvider.defaultURL, httpClient: HTTPClient, timeout: Duration, userAgent: String,
-        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
-    ) {
+    public init(url: URL, fetcher: Fetcher, now: @escaping @Sendable () -> Date = { Date() }) {
         self.url = url
-        self.http = ProviderHTTP(
-            provider: OpenMeteoDecoder.providerName, httpClient: httpClient, timeout: timeout, userAgent: userAgent,
-            logger: logger)
+        self.fetcher = fetcher
         self.now = now
     }
 
     public func forecast(for coordinate: Coordinate) async throws(ProviderError) -> Forecast {
-        let response = try await http.get(try requestURL(for: coordinate))
+        let response = try await fetcher.get(try requestURL(for: coordinate), provider: name)
         let fetchedAt = now()
         let json = try response.openMeteoJSON(provider: name)
         var forecast = try OpenMeteoDecoder.decode(json: json, fetchedAt: fetchedAt, requested: coordinate)
@@ -110,11 +101,11 @@ public struct OpenMeteoProvider: WeatherProvider {
             [
                 ("latitude", Self.format(coordinate.latitude)), ("longitude", Self.format(coordinate.longitude)),
             ] + Self.queryParameters
-        return try ProviderURL.make(url, items: ours, provider: name)
+        return try QueryURL.make(url, items: ours, provider: name)
     }
 
     /// `53.1875`, `-2.06`, `0`: at most 4 decimals, no trailing zeros, never exponent notation.
     static func format(_ degrees: Double) -> String {
-        ProviderURL.format(degrees)
+        QueryURL.format(degrees)
     }
 }

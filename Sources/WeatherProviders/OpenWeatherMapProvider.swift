@@ -1,7 +1,6 @@
-import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
-import Logging
 
 /// OpenWeatherMap, with the user's API key: current weather plus the free 5 day / 3 hour forecast
 /// (two requests), or One Call 3.0 (one request, its own subscription) when enabled.
@@ -10,11 +9,10 @@ import Logging
 /// request. The key travels only in the `appid` query parameter to this provider's URL; logs show it
 /// as `REDACTED` and no error message contains it.
 public struct OpenWeatherMapProvider: WeatherProvider {
-    /// The public API's root; the paths `/data/2.5/…` and `/data/3.0/onecall` are appended.
-    public static let defaultURL = URL(string: "https://api.openweathermap.org")!
-
     public var name: String { OpenWeatherMapDecoder.providerName }
 
+    /// The API's root (``ServiceURL/openWeatherMap``); the paths `/data/2.5/…` and `/data/3.0/onecall` are
+    /// appended.
     public let url: URL
     /// Whether One Call 3.0 is used instead of current weather + the 5-day forecast.
     public let oneCall: Bool
@@ -22,40 +20,35 @@ public struct OpenWeatherMapProvider: WeatherProvider {
     /// The `units=` asked for: metric in production; tests replaying recordings made in other units
     /// set it to match the recording.
     let units: OpenWeatherMapDecoder.Units
-    private let http: ProviderHTTP
+    private let fetcher: Fetcher
     private let now: @Sendable () -> Date
 
     /// - Parameters:
-    ///   - url: `[providers.openweathermap] url`, normally ``defaultURL``.
+    ///   - url: `[providers.openweathermap] url`.
     ///   - apiKey: the resolved `api_key` (or the contents of `api_key_file`).
     ///   - oneCall: `[providers.openweathermap] one_call`.
-    ///   - timeout: `[providers.openweathermap] timeout_seconds`, the deadline of each request.
+    ///   - fetcher: the HTTP exchange (the daemon's User-Agent, `[providers.openweathermap] timeout_seconds`).
     public init(
-        url: URL = OpenWeatherMapProvider.defaultURL, apiKey: String, oneCall: Bool = false, httpClient: HTTPClient,
-        timeout: Duration, userAgent: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+        url: URL, apiKey: String, oneCall: Bool = false, fetcher: Fetcher,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.init(
-            url: url, apiKey: apiKey, oneCall: oneCall, units: .metric, httpClient: httpClient, timeout: timeout,
-            userAgent: userAgent, logger: logger, now: now)
+        self.init(url: url, apiKey: apiKey, oneCall: oneCall, units: .metric, fetcher: fetcher, now: now)
     }
 
     init(
-        url: URL, apiKey: String, oneCall: Bool, units: OpenWeatherMapDecoder.Units, httpClient: HTTPClient,
-        timeout: Duration, userAgent: String, logger: Logger, now: @escaping @Sendable () -> Date
+        url: URL, apiKey: String, oneCall: Bool, units: OpenWeatherMapDecoder.Units, fetcher: Fetcher,
+        now: @escaping @Sendable () -> Date
     ) {
         self.url = url
         self.apiKey = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
         self.oneCall = oneCall
         self.units = units
-        self.http = ProviderHTTP(
-            provider: OpenWeatherMapDecoder.providerName, httpClient: httpClient, timeout: timeout,
-            userAgent: userAgent,
-            logger: logger)
+        self.fetcher = fetcher
         self.now = now
     }
 
     public func forecast(for coordinate: Coordinate) async throws(ProviderError) -> Forecast {
-        try ProviderURL.check(coordinate, provider: name)
+        try ProviderError.check(coordinate, provider: name)
         guard !apiKey.isEmpty else {
             throw ProviderError(
                 provider: name, kind: .auth,
@@ -76,10 +69,10 @@ public struct OpenWeatherMapProvider: WeatherProvider {
     {
         let items =
             [
-                ("lat", ProviderURL.format(coordinate.latitude)), ("lon", ProviderURL.format(coordinate.longitude)),
+                ("lat", QueryURL.format(coordinate.latitude)), ("lon", QueryURL.format(coordinate.longitude)),
                 ("units", units.rawValue),
-            ] + extra + [("appid", ProviderURL.encode(apiKey))]
-        return try ProviderURL.make(url, appendingPath: path, items: items, provider: name)
+            ] + extra + [("appid", QueryURL.encode(apiKey))]
+        return try QueryURL.make(url, appendingPath: path, items: items, provider: name)
     }
 
     /// One GET, with OpenWeatherMap's errors (in the status or only in the body's `cod`) classified.
@@ -87,7 +80,7 @@ public struct OpenWeatherMapProvider: WeatherProvider {
         async throws(ProviderError)
         -> [UInt8]
     {
-        let response = try await http.get(try requestURL(path, coordinate, extra: extra))
+        let response = try await fetcher.get(try requestURL(path, coordinate, extra: extra), provider: name)
         let json = JSONValue.parse(Data(response.body))
         let reported = OpenWeatherMapDecoder.reportedError(json)
         if response.isSuccess, reported == nil {
@@ -100,9 +93,10 @@ public struct OpenWeatherMapProvider: WeatherProvider {
             return response.body
         }
         // A 200 whose body says `"cod": "404"` is as much an error as a 404.
-        let status = response.isSuccess ? reported?.code ?? response.status : response.status
+        var answer = response
+        if answer.isSuccess { answer.status = reported?.code ?? answer.status }
         let message = reported?.message ?? json?["message"]?.string
-        switch status {
+        switch answer.status {
         case 401:
             let hint = oneCall ? "; One Call 3.0 needs its own subscription, or set one_call = false" : ""
             throw ProviderError(
@@ -110,8 +104,7 @@ public struct OpenWeatherMapProvider: WeatherProvider {
                 detail: "the API key was refused (HTTP 401: \(message ?? "Unauthorized")); check "
                     + "[providers.openweathermap] api_key\(hint)")
         default:
-            throw ProviderError.httpStatus(
-                provider: name, status: status, reason: message, retryAfter: response.retryAfter)
+            throw ProviderError(provider: name, answer: answer, reason: message)
         }
     }
 }

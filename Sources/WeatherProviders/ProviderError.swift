@@ -62,27 +62,6 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
         return nil
     }
 
-    /// Parses a `Retry-After` header in its delay-seconds form (`120`).
-    ///
-    /// The HTTP-date form is not used by the services forecastd talks to, so it yields nil and the
-    /// caller falls back to its own backoff.
-    public static func parseRetryAfter(_ value: String?) -> Duration? {
-        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty,
-            text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int64(text)
-        else { return nil }
-        return .seconds(seconds)
-    }
-
-    /// Formats a duration the way messages show it: `15 s`, `1.5 s`, `250 ms`.
-    static func describe(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        if milliseconds < 1000 { return "\(milliseconds) ms" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-        let tenths = (Double(milliseconds) / 100).rounded() / 10
-        return "\(tenths) s"
-    }
-
     /// Keeps a provider's reason to one readable line: bodies can hold newlines or whole pages.
     private static func tidy(_ text: String) -> String {
         let oneLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")

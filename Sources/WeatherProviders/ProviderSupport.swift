@@ -1,29 +1,6 @@
 import ForecastModel
 import Foundation
 
-/// HTTP dates (`Mon, 20 Jul 2020 12:14:53 GMT`, RFC 9110 IMF-fixdate), as in `Expires` and
-/// `Last-Modified`, parsed without DateFormatter (locale-dependent and slow).
-enum HTTPDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    /// The instant, or nil for anything that is not an IMF-fixdate in GMT.
-    static func parse(_ text: String?) -> Date? {
-        guard let text else { return nil }
-        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 6, parts[0].hasSuffix(","),
-            parts[5].uppercased() == "GMT" || parts[5].uppercased() == "UTC",
-            let day = Int(parts[1]), let month = months.firstIndex(of: parts[2].lowercased()),
-            let year = Int(parts[3]), (1...31).contains(day), (1970...9999).contains(year)
-        else { return nil }
-        let time = parts[4].split(separator: ":")
-        guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
-            (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
-        else { return nil }
-        let iso = String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month + 1, day, hour, minute, second)
-        return Timestamps.parseUTC(iso)
-    }
-}
-
 /// Day or night for every step a provider left open, so no sun shows at night.
 public enum DayNight {
     /// Fills `isDay` where it is nil: from the day's sunrise and sunset when the forecast has them,

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Control
+import Fetching
 import ForecastModel
 import Foundation
 import Gazetteer
@@ -21,8 +22,11 @@ enum OnlinePlaceSearch {
             found = try runBlocking {
                 let client = HTTPClient(eventLoopGroupProvider: .singleton)
                 let geocoder = OpenMeteoGeocoder(
-                    url: url, httpClient: client, timeout: timeout,
-                    userAgent: "forecastctl/\(ForecastdVersion.current)", logger: Logger(label: "forecastctl"))
+                    url: url,
+                    fetcher: .weather(
+                        OpenMeteoGeocoder.providerName, client: client,
+                        userAgent: UserAgent(version: ForecastdVersion.current).forecastctl, timeout: timeout,
+                        logger: Logger(label: "forecastctl")))
                 do {
                     let places = try await geocoder.search(name)
                     try await client.shutdown()

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DaemonState
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -37,9 +38,9 @@ extension DaemonConfiguration {
             return nil
         }
         switch choice.kind {
-        case .nws: return NWSSource(url: warnings.nws.url, context: context)
-        case .metNorway: return MetNorwayAlertsSource(url: warnings.metNorway.url, context: context)
-        case .brightSky: return BrightSkySource(url: warnings.brightSky.url, context: context)
+        case .nws: return PointFeedSource(.nws, url: warnings.nws.url, context: context)
+        case .metNorway: return PointFeedSource(.metNorwayAlerts, url: warnings.metNorway.url, context: context)
+        case .brightSky: return PointFeedSource(.brightSky, url: warnings.brightSky.url, context: context)
         case .meteoalarm:
             guard let countryCode else { return nil }
             return MeteoAlarmSource(
@@ -61,7 +62,10 @@ extension DaemonConfiguration {
     ) -> OpenMeteoAirQualityProvider? {
         air.map { air in
             OpenMeteoAirQualityProvider(
-                url: air.url, httpClient: httpClient, timeout: air.timeout, userAgent: userAgent, logger: logger,
+                url: air.url,
+                fetcher: .weather(
+                    OpenMeteoAirQualityDecoder.providerName, client: httpClient, userAgent: userAgent,
+                    timeout: air.timeout, logger: logger),
                 now: now)
         }
     }

@@ -235,7 +235,7 @@ public struct DaemonComposition: Sendable {
             case .ip(let lookup):
                 IPLocationProvider(
                     endpoints: lookup.endpoints,
-                    transport: IPGeolocationHTTP(httpClient: httpClient, userAgent: UserAgent.daemon, logger: logger),
+                    client: httpClient, userAgent: Self.userAgent.daemon,
                     cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
             }
         }

@@ -3,6 +3,7 @@ import Control
 import DaemonServices
 import DaemonState
 import DesktopNotifications
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -15,6 +16,9 @@ import WeatherProviders
 // The weather providers, the warnings, the air and the notifications as the daemon runs them: built here, so
 // that the composition's service list only appends them.
 extension DaemonComposition {
+    /// How the daemon names itself to every service (made once, from its version).
+    static let userAgent = UserAgent(version: ForecastdVersion.current)
+
     /// The weather services in the settings' order, behind one failover chain.
     static func providerChain(
         _ settings: Settings.Providers, httpClient: HTTPClient, places: (any PlaceNaming)?, logger: Logger
@@ -23,12 +27,18 @@ extension DaemonComposition {
             switch name {
             case .openMeteo:
                 return OpenMeteoProvider(
-                    url: settings.openMeteo.url, httpClient: httpClient, timeout: settings.openMeteo.timeout,
-                    userAgent: UserAgent.daemon, logger: logger)
+                    url: settings.openMeteo.url,
+                    fetcher: .weather(
+                        name.rawValue, client: httpClient, userAgent: userAgent.daemon,
+                        timeout: settings.openMeteo.timeout, logger: logger))
             case .metNorway:
                 return MetNorwayProvider(
-                    url: settings.metNorway.url, version: ForecastdVersion.current, contact: settings.metNorway.contact,
-                    httpClient: httpClient, timeout: settings.metNorway.timeout, logger: logger,
+                    url: settings.metNorway.url, contact: settings.metNorway.contact,
+                    fetcher: .weather(
+                        name.rawValue, client: httpClient,
+                        userAgent: userAgent.identifying(contact: settings.metNorway.contact),
+                        timeout: settings.metNorway.timeout, logger: logger),
+                    logger: logger,
                     // MET Norway answers in UTC: its days are cut in the place's own time zone.
                     timeZone: { coordinate in
                         places?.nearestPlace(to: coordinate)?.timezone.flatMap { TimeZone(identifier: $0) }
@@ -37,7 +47,9 @@ extension DaemonComposition {
                 guard let key = settings.openWeatherMap.apiKey else { return nil }
                 return OpenWeatherMapProvider(
                     url: settings.openWeatherMap.url, apiKey: key.revealed, oneCall: settings.openWeatherMap.oneCall,
-                    httpClient: httpClient, timeout: settings.openWeatherMap.timeout, userAgent: UserAgent.daemon, logger: logger)
+                    fetcher: .weather(
+                        name.rawValue, client: httpClient, userAgent: userAgent.daemon,
+                        timeout: settings.openWeatherMap.timeout, logger: logger))
             }
         }
         return ProviderChain(
@@ -75,8 +87,7 @@ extension DaemonComposition {
                 makeWarningSource: { configuration, country in
                     let context = WarningSourceContext(
                         httpClient: httpClient,
-                        userAgent: UserAgent.make(
-                            version: ForecastdVersion.current, contact: configuration.providers.metNorway.contact),
+                        userAgent: Self.userAgent.identifying(contact: configuration.providers.metNorway.contact),
                         coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger,
                         now: { clock.now() })
                     return configuration.warningSource(
@@ -85,7 +96,7 @@ extension DaemonComposition {
                 },
                 makeAirService: { configuration in
                     configuration.airQualityProvider(
-                        httpClient: httpClient, userAgent: UserAgent.daemon, logger: logger, now: { clock.now() }
+                        httpClient: httpClient, userAgent: Self.userAgent.daemon, logger: logger, now: { clock.now() }
                     )
                     .map { provider in
                         AirQualityService(

@@ -1,6 +1,8 @@
+import Fetching
 import ForecastModel
 import Foundation
 import Location
+import NIOHTTP1
 import TestSupport
 import Testing
 
@@ -83,10 +85,9 @@ struct StaticLocationFileTests {
 
 @Suite("IP geolocation answers")
 struct IPGeolocationDecodingTests {
-    func answer(_ fixture: String, status: Int = 200, headers: [String: String] = [:]) throws -> IPGeolocationAnswer {
-        let body = try Array(Fixtures.data("ip-geolocation/\(fixture)"))
-        let lowered = Dictionary(uniqueKeysWithValues: headers.map { ($0.key.lowercased(), $0.value) })
-        return IPGeolocationAnswer(status: status, header: { lowered[$0.lowercased()] }, body: body)
+    func answer(_ fixture: String, status: Int = 200, headers: [(String, String)] = []) throws -> HTTPAnswer {
+        HTTPAnswer(
+            status: status, headers: HTTPHeaders(headers), body: try Array(Fixtures.data("ip-geolocation/\(fixture)")))
     }
 
     @Test(
@@ -127,7 +128,7 @@ struct IPGeolocationDecodingTests {
 
     @Test("a 429 is a rate limit that honours Retry-After; ip-api's X-Rl/X-Ttl count too")
     func rateLimits() throws {
-        let limited = IPGeolocationService.ipinfo.decode(try answer("ipinfo-429-rate-limited.json", status: 429, headers: ["Retry-After": "7200"]))
+        let limited = IPGeolocationService.ipinfo.decode(try answer("ipinfo-429-rate-limited.json", status: 429, headers: [("Retry-After", "7200")]))
         guard case .failure(let failure) = limited else {
             Issue.record("expected a failure")
             return
@@ -136,7 +137,7 @@ struct IPGeolocationDecodingTests {
         #expect(failure.retryAfter == .seconds(7200))
 
         let ipAPI = IPGeolocationService.ipAPI.decode(
-            IPGeolocationAnswer(status: 429, header: { ["x-rl": "0", "x-ttl": "42"][$0.lowercased()] }, body: Array("".utf8)))
+            HTTPAnswer(status: 429, headers: HTTPHeaders([("X-Rl", "0"), ("X-Ttl", "42")]), body: []))
         guard case .failure(let ttl) = ipAPI else {
             Issue.record("expected a failure")
             return
@@ -148,7 +149,7 @@ struct IPGeolocationDecodingTests {
     @Test("HTML, truncated JSON, missing or null-island coordinates are bad answers")
     func badAnswers() {
         func decode(_ service: IPGeolocationService, _ body: String, status: Int = 200) -> IPGeolocationFailure? {
-            if case .failure(let failure) = service.decode(IPGeolocationAnswer(status: status, header: { _ in nil }, body: Array(body.utf8))) {
+            if case .failure(let failure) = service.decode(HTTPAnswer(status: status, headers: [:], body: Array(body.utf8))) {
                 return failure
             }
             return nil
@@ -216,5 +217,23 @@ struct JumpFilterTests {
         _ = filter.consider(fix(paris, after: 0, accuracy: 300))
         let jitter = Coordinate(latitude: 48.8566 + 0.005, longitude: 2.3522)  // 560 m in one second
         #expect(filter.consider(fix(jitter, after: 1, accuracy: 300)) == .accepted)
+    }
+}
+
+/// IP lookups' row of the one mapping (the substrate plan's section 2b), every kind once.
+@Suite("Transport failures as IPGeolocationFailure")
+struct IPGeolocationFailureMappingTests {
+    @Test(
+        "Each FetchFailure kind maps to one IPGeolocationFailure kind, the sentence kept",
+        arguments: [
+            (FetchFailure.Kind.offline, IPGeolocationFailure.Kind.offline), (.timeout, .timeout),
+            (.closed, .serviceError), (.truncated, .badResponse), (.tooLarge(limit: 1024), .badResponse),
+            (.malformed, .badResponse), (.invalidURL, .serviceError), (.unexpectedNotModified, .badResponse),
+        ])
+    func failure(kind: FetchFailure.Kind, expected: IPGeolocationFailure.Kind) {
+        let failure = IPGeolocationFailure(FetchFailure(service: "x", kind: kind, detail: "what happened"), service: .ipinfo)
+        #expect(failure.kind == expected)
+        #expect(failure.description == "ipinfo: what happened")
+        #expect(failure.retryAfter == nil)
     }
 }

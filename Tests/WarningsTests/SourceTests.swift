@@ -1,3 +1,4 @@
+import Fetching
 import ForecastModel
 import Foundation
 import TestSupport
@@ -32,7 +33,7 @@ struct SourceTests {
         let clock = TestClock(Alerts.time("2024-05-21T22:00:00Z"))
         try await Alerts.withServer(clock: clock) { server, context in
             server.setRoute(path: Self.nwsPath, Self.json(try Alerts.iowa(now: clock.now)))
-            let source = NWSSource(url: server.url(Self.nwsPath), context: context)
+            let source = PointFeedSource(.nws, url: server.url(Self.nwsPath), context: context)
             let answer = try await source.warnings(at: Alerts.at(41.011_73, -95.161_72))
             let merged = WarningMerger.merge([answer.feed], now: clock.now)
             // The recording is Iowa's area answer: its zone-only watches are not confirmed for the point.
@@ -49,7 +50,7 @@ struct SourceTests {
     func nwsOutside() async throws {
         try await Alerts.withServer(coordinatePrecision: 4) { server, context in
             server.setRoute(path: Self.nwsPath, try .fixture("alerts/nws/linecast-alerts-active-point-nyc-empty.json"))
-            let answer = try await NWSSource(url: server.url(Self.nwsPath), context: context)
+            let answer = try await PointFeedSource(.nws, url: server.url(Self.nwsPath), context: context)
                 .warnings(at: Alerts.at(40.7128, -74.006))
             #expect(answer.feed.covering.isEmpty && answer.feed.unplaced.isEmpty)
             #expect(server.requests().first?.query["point"] == "40.7128,-74.006")
@@ -64,7 +65,7 @@ struct SourceTests {
         try await Alerts.withServer(clock: clock, coordinatePrecision: 4) { server, context in
             server.setRoute(
                 path: Self.metNorwayPath, try .fixture("alerts/met-norway/linecast-metalerts-current-marine-gale-2026-03-07.json"))
-            let source = MetNorwayAlertsSource(url: server.url(Self.metNorwayPath), context: context)
+            let source = PointFeedSource(.metNorwayAlerts, url: server.url(Self.metNorwayPath), context: context)
             let boat = try await source.warnings(at: Alerts.at(71.513_04, 19.218_26))
             #expect(boat.feed.covering.map(\.area) == ["Tromsøflaket"])
             let request = try #require(server.requests().first)
@@ -84,8 +85,8 @@ struct SourceTests {
             server.setRoute(
                 path: Self.metNorwayPath, try .fixture("alerts/met-norway/linecast-metalerts-current-marine-gale-2026-03-07.json"))
             // Asking for a shorter interval is not allowed: the terms' 10 minutes win.
-            let source = MetNorwayAlertsSource(
-                url: server.url(Self.metNorwayPath), minimumInterval: .seconds(60), context: context)
+            let source = PointFeedSource(
+                .metNorwayAlerts, url: server.url(Self.metNorwayPath), minimumInterval: .seconds(60), context: context)
             #expect(source.minimumInterval == .seconds(600))
             let boat = Alerts.at(71.513, 19.218)
 
@@ -126,7 +127,7 @@ struct SourceTests {
         try await Alerts.withServer(clock: clock) { server, context in
             server.setRoute(
                 path: Self.brightSkyPath, try .fixture("alerts/bright-sky/linecast-alerts-berlin-mitte-frost-2026-03-06.json"))
-            let answer = try await BrightSkySource(url: server.url(Self.brightSkyPath), context: context)
+            let answer = try await PointFeedSource(.brightSky, url: server.url(Self.brightSkyPath), context: context)
                 .warnings(at: Alerts.at(52.520_07, 13.404_95))
             #expect(answer.feed.covering.map(\.event) == ["frost"])
             #expect(server.requests().first?.query == ["lat": "52.52", "lon": "13.4"])
@@ -301,6 +302,44 @@ struct SourceTests {
         #expect(error?.reason == .rateLimited(retryAfter: .seconds(120)))
     }
 
+    @Test("A Retry-After that is not a count of seconds is not believed (a negative one once was)")
+    func rateLimitedOddRetryAfter() async throws {
+        for value in ["-1", "+5", "1e3", "Wed, 21 Oct 2015 07:28:00 GMT"] {
+            let error = try await Self.meteoAlarmFailure(.json("{}", status: 429, headers: [("Retry-After", value)]))
+            #expect(error?.reason == .rateLimited(retryAfter: nil), "Retry-After: \(value)")
+        }
+    }
+
+    @Test("Transport failures read as the providers' do: a stalled feed, a connection closed without an answer")
+    func transportWording() async throws {
+        let data = try Alerts.data(Self.bosnia)
+        let stalled = try await Self.meteoAlarmFailure(
+            Self.json(data).behaving(.stallBody(afterBytes: 100)), timeout: .seconds(1))
+        #expect(stalled?.reason == .timeout)
+        #expect(stalled?.description == "meteoalarm: no answer within 1 s")
+        try await Alerts.withServer { server, context in
+            server.setRoute(path: Self.meteoAlarmPath, Self.json(data).behaving(.closeWithoutAnswer))
+            let source = try Self.meteoAlarm(server, context)
+            let closed = await Alerts.failure { () async throws(WarningError) in
+                try await source.warnings(at: Alerts.at(44.7722, 17.191))
+            }
+            #expect(closed?.reason == .truncated)
+            #expect(closed?.detail == "127.0.0.1:\(server.port) closed the connection without a complete answer")
+        }
+    }
+
+    @Test("401 and 403 name the User-Agent that was sent")
+    func refused() async throws {
+        for status in [401, 403] {
+            let error = try await Self.meteoAlarmFailure(.json("{}", status: status))
+            #expect(error?.reason == .httpStatus(status))
+            #expect(
+                error?.detail
+                    == "HTTP \(status): the service refused the request (its terms ask for an identifying User-Agent; "
+                    + "sent \"\(Alerts.userAgent)\")")
+        }
+    }
+
     @Test("A refused answer is not kept: the next request after the interval asks again")
     func failureNotCached() async throws {
         let clock = TestClock(Alerts.time("2024-01-07T12:00:00Z"))
@@ -331,5 +370,22 @@ struct SourceTests {
             }
             #expect(error?.reason == .offline)
         }
+    }
+}
+
+/// The warning sources' row of the one mapping (the substrate plan's section 2b), every kind once.
+@Suite("Transport failures as WarningError")
+struct WarningErrorMappingTests {
+    @Test(
+        "Each FetchFailure kind maps to one WarningError reason, the sentence kept",
+        arguments: [
+            (FetchFailure.Kind.offline, WarningError.Reason.offline), (.timeout, .timeout), (.closed, .truncated),
+            (.truncated, .truncated), (.tooLarge(limit: 1024), .tooLarge(limit: 1024)), (.malformed, .malformed),
+            (.invalidURL, .malformed), (.unexpectedNotModified, .unexpectedNotModified),
+        ])
+    func failure(kind: FetchFailure.Kind, expected: WarningError.Reason) {
+        let error = WarningError(FetchFailure(service: "x", kind: kind, detail: "what happened"), source: "nws")
+        #expect(error.reason == expected)
+        #expect(error.description == "nws: what happened")
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -23,8 +24,7 @@ struct AirQualityTests {
 
     static func provider(_ server: ReplayServer, _ client: HTTPClient, clock: ManualClock) -> OpenMeteoAirQualityProvider {
         OpenMeteoAirQualityProvider(
-            url: server.url(path), httpClient: client, timeout: .seconds(5), userAgent: userAgent,
-            logger: Logger(label: "test"), now: { clock.now })
+            url: server.url(path), fetcher: .test(client: client, userAgent: userAgent), now: { clock.now })
     }
 
     static func service(

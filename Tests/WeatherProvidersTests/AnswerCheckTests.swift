@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -146,11 +147,11 @@ struct RefusedSizeTests {
     func sixtyFourKiB() async throws {
         try await withServer { server, client in
             server.setRoute(path: "/big", .json("[" + String(repeating: "1,", count: 50_000) + "1]"))
-            let http = ProviderHTTP(
-                provider: "ip-api", httpClient: client, timeout: .seconds(5), userAgent: "forecastd/test",
-                maxBodyBytes: 64 * 1024, logger: Logger(label: "test"))
-            let error = await #expect(throws: ProviderError.self) { _ = try await http.get(server.url("/big")) }
-            #expect(error?.message == "ip-api: the response is larger than 64 KiB", "\(String(describing: error))")
+            let fetcher = Fetcher(
+                service: "ip-api", client: client, userAgent: "forecastd/test",
+                limits: .init(timeout: .seconds(5), maxBodyBytes: 64 * 1024), logger: Logger(label: "test"))
+            let error = await #expect(throws: FetchFailure.self) { _ = try await fetcher.get(server.url("/big")) }
+            #expect(error?.description == "ip-api: the response is larger than 64 KiB", "\(String(describing: error))")
         }
     }
 }

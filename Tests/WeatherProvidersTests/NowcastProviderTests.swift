@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -44,8 +45,8 @@ struct NowcastProviderTests {
         var url = server.url(forecastPath)
         if let query { url = URL(string: url.absoluteString + "?" + query)! }
         return OpenMeteoProvider(
-            url: url, httpClient: client, timeout: .seconds(5), userAgent: "forecastd/test (+mailto:ops@example.org)",
-            logger: Logger(label: "test"), now: { berlinNow })
+            url: url, fetcher: .test(client: client, userAgent: "forecastd/test (+mailto:ops@example.org)"),
+            now: { berlinNow })
     }
 
     @Test("One request carries the forecast and the nowcast's quarter hours")
@@ -176,11 +177,11 @@ struct NowcastProviderTests {
             let logger = Logger(label: "test")
             let clock = ManualClock(MetNorwayTests.recordedAt)
             let openMeteo = OpenMeteoProvider(
-                url: server.url(Self.forecastPath), httpClient: client, timeout: .seconds(5),
-                userAgent: "forecastd/test", logger: logger, now: { clock.now })
+                url: server.url(Self.forecastPath), fetcher: .test(client: client, logger: logger), now: { clock.now })
             let metNorway = MetNorwayProvider(
-                url: server.url(MetNorwayTests.path), version: "test", contact: "+mailto:ops@example.org",
-                httpClient: client, timeout: .seconds(5), logger: logger, timeZone: { _ in MetNorwayTests.newYork },
+                url: server.url(MetNorwayTests.path), contact: "+mailto:ops@example.org",
+                fetcher: .test(client: client, userAgent: "forecastd/test (+mailto:ops@example.org)", logger: logger),
+                logger: logger, timeZone: { _ in MetNorwayTests.newYork },
                 now: { clock.now })
             let chain = ProviderChain(providers: [openMeteo, metNorway], logger: logger, now: { clock.now })
             server.setRoute(path: Self.forecastPath, .html("<html><h1>502 Bad Gateway</h1></html>"))

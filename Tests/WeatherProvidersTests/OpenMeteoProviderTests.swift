@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -25,8 +26,7 @@ struct OpenMeteoProviderTests {
         var url = server.url(path)
         if let query { url = URL(string: url.absoluteString + "?" + query)! }
         let provider = OpenMeteoProvider(
-            url: url, httpClient: client, timeout: timeout, userAgent: userAgent,
-            logger: Logger(label: "test"), now: { fetchedAt })
+            url: url, fetcher: .test(client: client, userAgent: userAgent, timeout: timeout), now: { fetchedAt })
         do {
             try await body(server, provider)
         } catch {
@@ -267,7 +267,7 @@ struct OpenMeteoProviderTests {
         try await Self.withProvider { server, provider in
             let huge = ReplayResponse(
                 status: 200, headers: [("Content-Type", "application/json")],
-                body: Array(repeating: UInt8(ascii: " "), count: ProviderHTTP.defaultMaxBodyBytes + 1))
+                body: Array(repeating: UInt8(ascii: " "), count: Fetcher.weatherMaxBodyBytes + 1))
             server.setRoute(path: Self.path, huge)
             let error = await Self.failure(provider)
             #expect(error?.kind == .badResponse)
@@ -281,8 +281,7 @@ struct OpenMeteoProviderTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(try GPSFake.freePort())\(Self.path)"))
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let provider = OpenMeteoProvider(
-            url: url, httpClient: client, timeout: .seconds(1), userAgent: Self.userAgent, logger: Logger(label: "test")
-        )
+            url: url, fetcher: .test(client: client, userAgent: Self.userAgent, timeout: .seconds(1)))
         let started = ContinuousClock.now
         let error = await Self.failure(provider)
         let elapsed = ContinuousClock.now - started

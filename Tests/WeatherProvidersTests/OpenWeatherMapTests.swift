@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -166,8 +167,9 @@ struct OpenWeatherMapTests {
         oneCall: Bool = false, key: String = key, logger: Logger = Logger(label: "test")
     ) -> OpenWeatherMapProvider {
         OpenWeatherMapProvider(
-            url: server.baseURL, apiKey: key, oneCall: oneCall, units: units, httpClient: client, timeout: .seconds(5),
-            userAgent: "forecastd/0.2.0", logger: logger, now: { Timestamps.parseUTC("2025-03-20T18:27:56Z")! })
+            url: server.baseURL, apiKey: key, oneCall: oneCall, units: units,
+            fetcher: .test(client: client, userAgent: "forecastd/0.2.0", logger: logger),
+            now: { Timestamps.parseUTC("2025-03-20T18:27:56Z")! })
     }
 
     @Test("Two requests, metric units, the key in appid, and the key never in a log line")
@@ -175,8 +177,8 @@ struct OpenWeatherMapTests {
         try await withServer { server, client in
             let capture = LogCapture()
             let provider = OpenWeatherMapProvider(
-                url: server.baseURL, apiKey: Self.key, httpClient: client, timeout: .seconds(5),
-                userAgent: "forecastd/0.2.0", logger: capture.logger(),
+                url: server.baseURL, apiKey: Self.key,
+                fetcher: .test(client: client, userAgent: "forecastd/0.2.0", logger: capture.logger()),
                 now: { Date(timeIntervalSince1970: 1_742_495_000) })
             server.setRoute(
                 path: "/data/2.5/weather",

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import Logging
@@ -25,11 +26,12 @@ struct ProviderChainTests {
         logger: Logger = Logger(label: "test")
     ) -> ProviderChain {
         let openMeteo = OpenMeteoProvider(
-            url: server.url(openMeteoPath), httpClient: client, timeout: openMeteoTimeout, userAgent: "forecastd/test",
-            logger: logger, now: { clock.now })
+            url: server.url(openMeteoPath), fetcher: .test(client: client, timeout: openMeteoTimeout, logger: logger),
+            now: { clock.now })
         let metNorway = MetNorwayProvider(
-            url: server.url(metPath), version: "test", contact: "+mailto:ops@example.org", httpClient: client,
-            timeout: .seconds(5), logger: logger, timeZone: { _ in TimeZone(identifier: "Europe/Berlin") },
+            url: server.url(metPath), contact: "+mailto:ops@example.org",
+            fetcher: .test(client: client, userAgent: "forecastd/test (+mailto:ops@example.org)", logger: logger),
+            logger: logger, timeZone: { _ in TimeZone(identifier: "Europe/Berlin") },
             now: { MetNorwayTests.recordedAt })
         return ProviderChain(
             providers: [openMeteo, metNorway], coordinatePrecision: precision, maximumAnswerOffset: maximumAnswerOffset,

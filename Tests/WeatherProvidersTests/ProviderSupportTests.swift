@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import ForecastModel
 import Foundation
 import NIOCore
@@ -35,40 +36,13 @@ struct ProviderSupportTests {
         #expect(long.message.count < 230)
     }
 
-    @Test("Retry-After is read in its seconds form only")
-    func retryAfter() {
-        #expect(ProviderError.parseRetryAfter("120") == .seconds(120))
-        #expect(ProviderError.parseRetryAfter(" 5 ") == .seconds(5))
-        #expect(ProviderError.parseRetryAfter("0") == .zero)
-        #expect(ProviderError.parseRetryAfter("-1") == nil)
-        #expect(ProviderError.parseRetryAfter("1.5") == nil)
-        #expect(ProviderError.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
-        #expect(ProviderError.parseRetryAfter("") == nil)
-        #expect(ProviderError.parseRetryAfter(nil) == nil)
-    }
-
-    @Test("Timeouts read naturally in messages")
-    func durations() {
-        #expect(ProviderError.describe(.seconds(15)) == "15 s")
-        #expect(ProviderError.describe(.milliseconds(1500)) == "1.5 s")
-        #expect(ProviderError.describe(.milliseconds(250)) == "250 ms")
-    }
-
     @Test("API keys never reach the logs")
     func redaction() throws {
         let url = try #require(
             URL(string: "https://api.openweathermap.org/data/2.5/weather?lat=1&lon=2&appid=abc123&units=metric"))
-        let logged = ProviderHTTP.redacted(url)
+        let logged = QueryURL.redacted(url)
         #expect(!logged.contains("abc123"))
         #expect(logged == "https://api.openweathermap.org/data/2.5/weather?lat=1&lon=2&appid=REDACTED&units=metric")
-    }
-
-    @Test("The User-Agent names forecastd, its version and a contact")
-    func userAgent() {
-        #expect(
-            UserAgent.make(version: "1.2.0", contact: "+https://example.org/forecastd")
-                == "forecastd/1.2.0 (+https://example.org/forecastd)")
-        #expect(UserAgent.make(version: "1.2.0", contact: "  ") == "forecastd/1.2.0")
     }
 
     @Test("The replay server answers in sequence, records requests, replays recorded headers, 404s the rest")
@@ -124,5 +98,34 @@ struct ProviderSupportTests {
         }
         try await client.shutdown()
         try await server.shutdown()
+    }
+}
+
+/// The providers' row of the one mapping (docs: the substrate plan's section 2b), every kind once.
+@Suite("Transport failures and statuses as ProviderError")
+struct ProviderErrorMappingTests {
+    @Test(
+        "Each FetchFailure kind maps to one ProviderError kind, the sentence kept",
+        arguments: [
+            (FetchFailure.Kind.offline, ErrorKind.offline), (.timeout, .timeout), (.closed, .providerError),
+            (.truncated, .badResponse), (.tooLarge(limit: 1024), .badResponse), (.malformed, .badResponse),
+            (.invalidURL, .providerError), (.unexpectedNotModified, .badResponse),
+        ])
+    func failure(kind: FetchFailure.Kind, expected: ErrorKind) {
+        let error = ProviderError(FetchFailure(service: "x", kind: kind, detail: "what happened"), provider: "open-meteo")
+        #expect(error.kind == expected)
+        #expect(error.message == "open-meteo: what happened")
+    }
+
+    @Test(
+        "A status maps by its meaning; a rate limit keeps Retry-After and its quota window",
+        arguments: [(429, ErrorKind.rateLimited), (401, .auth), (403, .auth), (404, .providerError), (500, .providerError), (400, .providerError)])
+    func status(status: Int, expected: ErrorKind) {
+        let answer = HTTPAnswer(status: status, headers: HTTPHeaders([("Retry-After", "60")]), body: [])
+        let error = ProviderError(provider: "open-meteo", answer: answer, reason: "Daily API request limit exceeded")
+        #expect(error.kind == expected)
+        #expect(error.message == "open-meteo: HTTP \(status): Daily API request limit exceeded")
+        #expect(error.retryAfter == .seconds(60))
+        #expect(error.rateLimitWindow == (status == 429 ? .day : nil))
     }
 }

@@ -1,9 +1,20 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import Synchronization
 import TestSupport
 import Testing
+
+extension Fetcher {
+    /// A weather service's fetcher on `client`, as the daemon makes them (the 2 MiB cap).
+    static func test(
+        _ service: String = "test", client: HTTPClient, userAgent: String = "forecastd/test",
+        timeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
+    ) -> Fetcher {
+        .weather(service, client: client, userAgent: userAgent, timeout: timeout, logger: logger)
+    }
+}
 
 /// A clock a test moves by hand.
 final class ManualClock: Sendable {

@@ -1,16 +1,15 @@
 import AsyncHTTPClient
-import DaemonServices
 import ForecastModel
 import Foundation
 import Location
 import Logging
 import TestSupport
-import WeatherProviders
 import Testing
 
-/// IP geolocation against a local server replaying the services' answers, through the daemon's HTTP client.
+/// IP geolocation against a local server replaying the services' answers, through the one HTTP layer.
 @Suite("IP geolocation lookups", .serialized)
 struct IPLocationTests {
+    static let userAgent = "forecastd/0.0.0-test (weather daemon for status bars)"
     let logger = Logger(label: "test")
 
     final class Events: @unchecked Sendable {
@@ -35,7 +34,7 @@ struct IPLocationTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let provider = IPLocationProvider(
             endpoints: services.map { IPLocationProvider.Endpoint(service: $0, url: server.url("/\($0.rawValue)")) },
-            transport: IPGeolocationHTTP(httpClient: client, userAgent: UserAgent.daemon, timeout: timeout, logger: logger),
+            client: client, userAgent: Self.userAgent, timeout: timeout,
             cachePath: cachePath, logger: logger)
         do {
             try await body(provider)
@@ -98,7 +97,7 @@ struct IPLocationTests {
             #expect(server.requestCount(path: "/ip-api") == 1)
             #expect(server.requestCount(path: "/ifconfig") == 1)
             let agents = Set(server.requests().compactMap { $0.header("User-Agent") })
-            #expect(agents == [UserAgent.daemon])
+            #expect(agents == [Self.userAgent])
         }
     }
 
