@@ -113,11 +113,25 @@ final class BusThread: @unchecked Sendable {
         csdbus_name_this_thread("sd-bus")
         let id = csdbus_thread_id()
         lock.withLock { kernelThreadID = id }
+        let bus: OpaquePointer
+        switch Self.connect(address: address) {
+        case .success(let connected): bus = connected
+        case .failure(let reason):
+            finish(state: nil, reason: reason, ready: ready)
+            return
+        }
+        let state = BusState(bus: bus) { [self] reason in markEnded(reason) }
+        var waitingForReady = true
+        let reason = serve(state, address: address, ready: ready, waitingForReady: &waitingForReady)
+        finish(state: state, reason: reason, ready: waitingForReady ? ready : nil)
+    }
+
+    /// A started client connection to `address`; the handshake completes in the loop of ``serve``.
+    private static func connect(address: String) -> Result<OpaquePointer, DBusError> {
         var created: OpaquePointer?
         var result = sd_bus_new(&created)
         guard result >= 0, let bus = created else {
-            finish(state: nil, reason: .system(operation: "sd_bus_new", code: -result), ready: ready)
-            return
+            return .failure(.system(operation: "sd_bus_new", code: -result))
         }
         result = address.withCString { sd_bus_set_address(bus, $0) }
         if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
@@ -125,81 +139,90 @@ final class BusThread: @unchecked Sendable {
         if result >= 0 { result = sd_bus_start(bus) }
         guard result >= 0 else {
             sd_bus_close_unref(bus)
-            finish(
-                state: nil, reason: .connectionFailed(address: address, reason: DBusError.describe(errno: -result)),
-                ready: ready)
-            return
+            return .failure(.connectionFailed(address: address, reason: DBusError.describe(errno: -result)))
         }
+        return .success(bus)
+    }
 
-        let state = BusState(bus: bus) { [self] reason in markEnded(reason) }
-        var waitingForReady = true
-        var reason: DBusError
+    /// Dispatches what arrives, runs the jobs handed over and sleeps in poll() until the connection ends or
+    /// ``stop()`` is asked; returns why it ended. `waitingForReady` turns false once `ready` has been called.
+    private func serve(
+        _ state: BusState, address: String, ready: @Sendable (Result<String, DBusError>) -> Void,
+        waitingForReady: inout Bool
+    ) -> DBusError {
+        let bus = state.bus
         while true {
-            // Dispatch everything that has arrived (replies, signals, the connection's own handshake).
-            var processResult: Int32 = 0
-            repeat {
-                state.isProcessing = true
-                processResult = sd_bus_process(bus, nil)
-                state.isProcessing = false
-                state.releaseRetired()
-            } while processResult > 0
+            let processResult = Self.dispatch(state)
             if waitingForReady && sd_bus_is_ready(bus) > 0 {
-                var name: UnsafePointer<CChar>?
-                if sd_bus_get_unique_name(bus, &name) >= 0, let name {
-                    ready(.success(String(cString: name)))
-                } else {
-                    ready(.success(""))
-                }
+                ready(.success(Self.uniqueName(bus)))
                 waitingForReady = false
             }
             if processResult < 0 {
-                let text = DBusError.describe(errno: -processResult)
-                reason =
-                    waitingForReady
-                    ? .connectionFailed(address: address, reason: text) : .disconnected(reason: text)
-                break
+                return Self.lost(address: address, code: -processResult, connected: !waitingForReady)
             }
-
             let (batch, stopping) = lock.withLock {
                 let batch = jobs
                 jobs.removeAll()
                 return (batch, stopRequested)
             }
             if stopping {
-                reason = .closed
                 // Accepted jobs still run, and fail at once, in `finish`.
                 lock.withLock { jobs = batch + jobs }
-                break
+                return .closed
             }
             for job in batch { job(state) }
             // A job may have queued output or, by sending, made input ready to dispatch: look again before sleeping.
             if !batch.isEmpty { continue }
-
-            let events = sd_bus_get_events(bus)
-            let descriptor = sd_bus_get_fd(bus)
-            guard events >= 0, descriptor >= 0 else {
-                let code = events < 0 ? -events : -descriptor
-                reason =
-                    waitingForReady
-                    ? .connectionFailed(address: address, reason: DBusError.describe(errno: code))
-                    : .disconnected(reason: DBusError.describe(errno: code))
-                break
-            }
-            var descriptors = [
-                pollfd(fd: descriptor, events: Int16(truncatingIfNeeded: events), revents: 0),
-                pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            let polled = poll(&descriptors, 2, Self.pollTimeout(bus))
-            if polled < 0 && csdbus_errno() != EINTR {
-                reason = .system(operation: "poll", code: csdbus_errno())
-                break
-            }
-            if descriptors[1].revents != 0 {
-                var count: UInt64 = 0
-                _ = read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
-            }
+            if let reason = waitForWork(bus, address: address, connected: !waitingForReady) { return reason }
         }
-        finish(state: state, reason: reason, ready: waitingForReady ? ready : nil)
+    }
+
+    /// Dispatches everything that has arrived (replies, signals, the connection's own handshake); returns
+    /// sd_bus_process's last result, negative when the connection failed.
+    private static func dispatch(_ state: BusState) -> Int32 {
+        var processResult: Int32 = 0
+        repeat {
+            state.isProcessing = true
+            processResult = sd_bus_process(state.bus, nil)
+            state.isProcessing = false
+            state.releaseRetired()
+        } while processResult > 0
+        return processResult
+    }
+
+    private static func uniqueName(_ bus: OpaquePointer) -> String {
+        var name: UnsafePointer<CChar>?
+        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return "" }
+        return String(cString: name)
+    }
+
+    /// Sleeps until the bus has something to do, its next deadline comes or ``wake()`` is called; returns why
+    /// the connection ended when it cannot wait on it any more.
+    private func waitForWork(_ bus: OpaquePointer, address: String, connected: Bool) -> DBusError? {
+        let events = sd_bus_get_events(bus)
+        let descriptor = sd_bus_get_fd(bus)
+        guard events >= 0, descriptor >= 0 else {
+            return Self.lost(address: address, code: events < 0 ? -events : -descriptor, connected: connected)
+        }
+        var descriptors = [
+            pollfd(fd: descriptor, events: Int16(truncatingIfNeeded: events), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let polled = poll(&descriptors, 2, Self.pollTimeout(bus))
+        if polled < 0 && csdbus_errno() != EINTR {
+            return .system(operation: "poll", code: csdbus_errno())
+        }
+        if descriptors[1].revents != 0 {
+            var count: UInt64 = 0
+            _ = read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
+        }
+        return nil
+    }
+
+    /// Why the connection ended on error `code`: before the handshake completed it never connected.
+    private static func lost(address: String, code: Int32, connected: Bool) -> DBusError {
+        let text = DBusError.describe(errno: code)
+        return connected ? .disconnected(reason: text) : .connectionFailed(address: address, reason: text)
     }
 
     /// Milliseconds until sd-bus's next deadline (a method call's timeout, authentication), -1 for none.

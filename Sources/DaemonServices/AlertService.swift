@@ -153,6 +153,26 @@ struct AlertJudge {
             coordinatePrecision: configuration.providers.coordinatePrecision,
             contact: configuration.providers.metNorway.contact,
             language: configuration.display.phrases(logger: nil).language)
+        guard let source = currentSource(for: key, configuration) else { return nil }
+        let interval = Self.seconds(source.minimumInterval)
+        await restoreSavedWarnings(source: source.name, country: key.country, position: position)
+        await ask(source, at: position, interval: interval, due: &due)
+        judgeWarningsStaleness(interval: interval, due: &due, stale: &stale, problems: &problems)
+        guard let lastFeed else { return nil }
+        let now = service.clock()
+        let merged = WarningMerger.merge([lastFeed], now: now)
+        if let expiry = merged.nextExpiry { due.append(expiry) }
+        problems += Self.feedProblems(merged, lastFeed, source: source.name)
+        return JudgedWarnings(
+            warnings: merged.warnings, omitted: merged.omitted,
+            saved: saved(merged, source: source.name, country: key.country, interval: interval, now: now))
+    }
+
+    /// The warning source for `key`; a new key builds a new source and forgets what the old one said, since
+    /// its answers were for another country or other settings.
+    private mutating func currentSource(for key: WarningKey, _ configuration: DaemonConfiguration)
+        -> (any WarningSource)?
+    {
         if warningSource?.key != key {
             warningSource = (key, service.makeWarningSource(configuration, key.country))
             lastFeed = nil
@@ -161,20 +181,29 @@ struct AlertJudge {
             warningsGoodOrFailingSince = nil
             warningFailure = nil
         }
-        guard let source = warningSource?.source else { return nil }
-        let interval = Self.seconds(source.minimumInterval)
-        if lastFeed == nil, let restored = await service.state.takeRestoredWarnings(), restored.source == source.name,
-            restored.country == key.country, restored.position.distanceKm(to: position) <= Self.restoredReachKm
-        {
-            // The warnings saved before a restart stand for the source's last good answer until it answers.
-            lastFeed = MatchedFeed(
-                covering: restored.warnings.filter(\.areaConfirmed),
-                unplaced: restored.warnings.filter { !$0.areaConfirmed }.map { UnplacedWarning(warning: $0, geocodes: []) })
-            lastFeedPosition = restored.position
-            lastFeedFetchedAt = restored.fetchedAt
-            warningsGoodOrFailingSince = restored.fetchedAt
-            lastSaved = restored
-        }
+        return warningSource?.source
+    }
+
+    /// Takes the warnings saved before a restart as the source's last good answer until it answers, when
+    /// there is no answer yet and they were judged by the same source near the same position.
+    private mutating func restoreSavedWarnings(source: String, country: String, position: Coordinate) async {
+        guard lastFeed == nil, let restored = await service.state.takeRestoredWarnings(), restored.source == source,
+            restored.country == country, restored.position.distanceKm(to: position) <= Self.restoredReachKm
+        else { return }
+        lastFeed = MatchedFeed(
+            covering: restored.warnings.filter(\.areaConfirmed),
+            unplaced: restored.warnings.filter { !$0.areaConfirmed }.map { UnplacedWarning(warning: $0, geocodes: []) })
+        lastFeedPosition = restored.position
+        lastFeedFetchedAt = restored.fetchedAt
+        warningsGoodOrFailingSince = restored.fetchedAt
+        lastSaved = restored
+    }
+
+    /// Asks `source` for the warnings at `position` and notes when to ask again; a failure keeps the last
+    /// good answer.
+    private mutating func ask(
+        _ source: any WarningSource, at position: Coordinate, interval: TimeInterval, due: inout [Date]
+    ) async {
         do throws(WarningError) {
             let answer = try await source.warnings(at: position)
             lastFeed = answer.feed
@@ -190,65 +219,73 @@ struct AlertJudge {
                 logRefusals(answer.feed, source: source.name)
             }
         } catch {
-            switch error.reason {
-            case .throttled(let until): due.append(until)
-            case .rateLimited(let retryAfter):
-                due.append(service.clock().addingTimeInterval(max(interval, retryAfter.map(Self.seconds) ?? 0)))
-            default: due.append(service.clock().addingTimeInterval(interval))
-            }
-            if case .throttled = error.reason {
-                // Another position within the source's interval: the next request is already planned.
-            } else {
-                if warningsGoodOrFailingSince == nil { warningsGoodOrFailingSince = service.clock() }
-                warningFailure = error
-            }
-            if case .throttled = error.reason {
-                // Not a failure of the source: nothing to log.
-            } else if loggedWarningProblem != error.description {
-                loggedWarningProblem = error.description
-                service.logger.warning(
-                    "Official warnings could not be read; the last good ones stay until the next attempt.",
-                    metadata: ["warnings.source": "\(error.source)", "error": "\(error.detail)"])
-            }
+            noteFailure(error, interval: interval, due: &due)
         }
-        if let failure = warningFailure, let since = warningsGoodOrFailingSince {
-            let staleAt = AlertStaleness.staleAt(lastGood: since, interval: interval)
-            if service.clock() >= staleAt {
-                stale = lastFeed != nil
-                problems.append(
-                    ReportError(
-                        kind: .warnings,
-                        message: "Official warnings from \(failure.source) could not be read since "
-                            + Timestamps.rfc3339(since) + " (\(failure.detail))"
-                            + (lastFeed == nil ? "." : "; the warnings shown may be out of date."),
-                        since: Timestamps.rfc3339(staleAt)))
-            } else {
-                due.append(staleAt)
-            }
+    }
+
+    /// Plans the next request after a failed one and remembers the failure, logging each distinct one once.
+    private mutating func noteFailure(_ error: WarningError, interval: TimeInterval, due: inout [Date]) {
+        switch error.reason {
+        case .throttled(let until):
+            // Another position within the source's interval: the next request is already planned. Not a
+            // failure of the source: nothing to remember or log.
+            due.append(until)
+            return
+        case .rateLimited(let retryAfter):
+            due.append(service.clock().addingTimeInterval(max(interval, retryAfter.map(Self.seconds) ?? 0)))
+        default: due.append(service.clock().addingTimeInterval(interval))
         }
-        guard let lastFeed else { return nil }
-        let now = service.clock()
-        let merged = WarningMerger.merge([lastFeed], now: now)
-        if let expiry = merged.nextExpiry { due.append(expiry) }
+        if warningsGoodOrFailingSince == nil { warningsGoodOrFailingSince = service.clock() }
+        warningFailure = error
+        guard loggedWarningProblem != error.description else { return }
+        loggedWarningProblem = error.description
+        service.logger.warning(
+            "Official warnings could not be read; the last good ones stay until the next attempt.",
+            metadata: ["warnings.source": "\(error.source)", "error": "\(error.detail)"])
+    }
+
+    /// Marks the warnings stale, with the report's error, once the source has failed for its interval plus
+    /// the grace; until then a judgement falls due at that moment.
+    private func judgeWarningsStaleness(
+        interval: TimeInterval, due: inout [Date], stale: inout Bool, problems: inout [ReportError]
+    ) {
+        guard let failure = warningFailure, let since = warningsGoodOrFailingSince else { return }
+        let staleAt = AlertStaleness.staleAt(lastGood: since, interval: interval)
+        guard service.clock() >= staleAt else {
+            due.append(staleAt)
+            return
+        }
+        stale = lastFeed != nil
+        problems.append(
+            ReportError(
+                kind: .warnings,
+                message: "Official warnings from \(failure.source) could not be read since "
+                    + Timestamps.rfc3339(since) + " (\(failure.detail))"
+                    + (lastFeed == nil ? "." : "; the warnings shown may be out of date."),
+                since: Timestamps.rfc3339(staleAt)))
+    }
+
+    /// What the report says about the warnings it lists: those that could not be placed, and those the
+    /// feed's bound left unread.
+    private static func feedProblems(_ merged: MergedWarnings, _ feed: MatchedFeed, source: String) -> [ReportError] {
+        var problems: [ReportError] = []
         let unconfirmed = merged.warnings.filter { !$0.areaConfirmed }.count
         if unconfirmed > 0 {
             problems.append(
                 ReportError(
                     kind: .warningsUnplaced,
-                    message: "\(source.name) sent \(unconfirmed) warning\(unconfirmed == 1 ? "" : "s") for this country "
+                    message: "\(source) sent \(unconfirmed) warning\(unconfirmed == 1 ? "" : "s") for this country "
                         + "whose area could not be placed (neither its shapes nor its region codes decide whether it "
                         + "covers the position); listed as \"area not confirmed\"."))
         }
-        if lastFeed.omitted > 0 {
+        if feed.omitted > 0 {
             problems.append(
                 ReportError(
                     kind: .warningsPartial,
-                    message: "\(source.name) sent more than \(WarningLimits.maxMessagesPerFeed) warnings; the "
-                        + "\(lastFeed.omitted) least severe were not read."))
+                    message: "\(source) sent more than \(WarningLimits.maxMessagesPerFeed) warnings; the "
+                        + "\(feed.omitted) least severe were not read."))
         }
-        return JudgedWarnings(
-            warnings: merged.warnings, omitted: merged.omitted,
-            saved: saved(merged, source: source.name, country: key.country, interval: interval, now: now))
+        return problems
     }
 
     /// How far from where saved warnings were judged the position may be for them to be shown after a restart.

@@ -279,96 +279,96 @@ struct PositionTracker {
 
     /// What every position source says and which one is used, for `forecastctl locate`.
     func locate(now: Date) -> LocateAnswer {
-        let chosen = self.chosen?.fix
         let auto = configuration.mode == .auto
-        func age(_ fix: LocationFix) -> Int { max(0, Int(now.timeIntervalSince(fix.receivedAt))) }
-        func entry(_ source: LocationSource, _ fix: LocationFix, _ detail: String) -> LocateSource {
-            LocateSource(
-                source: source.rawValue, state: .position, used: chosen == fix, latitude: fix.coordinate.latitude,
-                longitude: fix.coordinate.longitude, accuracyM: fix.accuracyMeters, ageSeconds: age(fix), detail: detail)
-        }
-        func off(_ source: LocationSource, _ detail: String) -> LocateSource {
-            LocateSource(source: source.rawValue, state: .off, used: false, detail: detail)
-        }
-        var sources: [LocateSource] = []
-
-        // gpsd
-        if !auto {
-            sources.append(off(.gpsd, "not used: the mode is pinned"))
-        } else if let gpsd = configuration.gpsd {
-            var held = ""
-            if let heldJump {
-                held =
-                    "; a jump to \(heldJump.fix.coordinate.latitude), \(heldJump.fix.coordinate.longitude) implying "
-                    + "\(Int(heldJump.speedKmh)) km/h is held back until following fixes confirm it"
-            }
-            if let fix = gpsdFix {
-                let freshness: String
-                switch policy.freshness(ofGPSD: fix, now: now) {
-                case .fresh: freshness = "fresh (max_fix_age_seconds = \(Int(configuration.maxFixAge)))"
-                case .recent: freshness = "no longer fresh but recent (recent_fix_minutes = \(Int(configuration.recentFixWindow / 60)))"
-                case .old, .none: freshness = "too old to use"
-                }
-                let problem = gpsdProblem.map { "; now: \($0)" } ?? ""
-                sources.append(entry(.gpsd, fix, "last fix \(age(fix)) s old, \(freshness)\(problem)\(held)"))
-            } else if let problem = gpsdProblem {
-                sources.append(
-                    LocateSource(source: "gpsd", state: .problem, used: false, detail: "gpsd at \(gpsd.host):\(gpsd.port): \(problem)"))
-            } else {
-                sources.append(
-                    LocateSource(
-                        source: "gpsd", state: .none, used: false,
-                        detail: (gpsdAnswered ? "connected to \(gpsd.host):\(gpsd.port); the receiver has no fix" : "waiting for gpsd at \(gpsd.host):\(gpsd.port)") + held))
-            }
-        } else {
-            sources.append(off(.gpsd, "switched off ([location.gpsd] enabled = false)"))
-        }
-
-        // The static file
-        if !auto {
-            sources.append(off(.staticFile, "not used: the mode is pinned"))
-        } else if let path = configuration.staticFile {
-            if let fix = staticFix {
-                sources.append(entry(.staticFile, fix, "from \(path)"))
-            } else if let problem = staticProblem {
-                sources.append(LocateSource(source: LocationSource.staticFile.rawValue, state: .problem, used: false, detail: problem))
-            } else {
-                sources.append(LocateSource(source: LocationSource.staticFile.rawValue, state: .none, used: false, detail: "there is no \(path)"))
-            }
-        } else {
-            sources.append(off(.staticFile, "switched off (static_file = \"\")"))
-        }
-
-        // IP geolocation
-        let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
-        if !auto {
-            sources.append(off(.ip, "not used: the mode is pinned"))
-        } else if configuration.ip != nil {
-            let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
-            if let fix = ipFix {
-                let problem = ipProblem.map { "; the last lookup failed: \($0)" } ?? ""
-                sources.append(entry(.ip, fix, "city-level, looked up \(LocationPolicy.describe(TimeInterval(age(fix)))) ago\(problem)\(asked)"))
-            } else if let problem = ipProblem {
-                sources.append(LocateSource(source: "ip", state: .problem, used: false, detail: problem + asked))
-            } else {
-                sources.append(
-                    LocateSource(
-                        source: "ip", state: .none, used: false,
-                        detail: ipRunning ? "looking up the network's public address" : "not asked: a better source knows the position"))
-            }
-        } else {
-            sources.append(off(.ip, "switched off ([location.ip] enabled = false)"))
-        }
-
-        // The pin
-        if let pin = candidates.pin {
-            sources.append(entry(.pinned, pin, "[location.pin]" + (pin.label.map { " \"\($0)\"" } ?? "")))
-        } else {
-            sources.append(LocateSource(source: "pinned", state: .none, used: false, detail: "no pin is set"))
-        }
-
+        let sources = [
+            auto ? locateGPSD(now: now) : off(.gpsd, "not used: the mode is pinned"),
+            auto ? locateStaticFile(now: now) : off(.staticFile, "not used: the mode is pinned"),
+            auto ? locateIP(now: now) : off(.ip, "not used: the mode is pinned"),
+            locatePin(now: now),
+        ]
+        let chosen = self.chosen?.fix
         var chosenName = chosen?.source.rawValue
         if let chosen, chosen == savedFix, !sources.contains(where: \.used) { chosenName = "saved" }
         return LocateAnswer(mode: configuration.mode.rawValue, chosen: chosenName, reason: reason, sources: sources)
+    }
+
+    private func locateGPSD(now: Date) -> LocateSource {
+        guard let gpsd = configuration.gpsd else {
+            return off(.gpsd, "switched off ([location.gpsd] enabled = false)")
+        }
+        var held = ""
+        if let heldJump {
+            held =
+                "; a jump to \(heldJump.fix.coordinate.latitude), \(heldJump.fix.coordinate.longitude) implying "
+                + "\(Int(heldJump.speedKmh)) km/h is held back until following fixes confirm it"
+        }
+        if let fix = gpsdFix {
+            let freshness: String
+            switch policy.freshness(ofGPSD: fix, now: now) {
+            case .fresh: freshness = "fresh (max_fix_age_seconds = \(Int(configuration.maxFixAge)))"
+            case .recent: freshness = "no longer fresh but recent (recent_fix_minutes = \(Int(configuration.recentFixWindow / 60)))"
+            case .old, .none: freshness = "too old to use"
+            }
+            let problem = gpsdProblem.map { "; now: \($0)" } ?? ""
+            return entry(.gpsd, fix, "last fix \(age(fix, now: now)) s old, \(freshness)\(problem)\(held)", now: now)
+        } else if let problem = gpsdProblem {
+            return LocateSource(
+                source: "gpsd", state: .problem, used: false, detail: "gpsd at \(gpsd.host):\(gpsd.port): \(problem)")
+        } else {
+            return LocateSource(
+                source: "gpsd", state: .none, used: false,
+                detail: (gpsdAnswered ? "connected to \(gpsd.host):\(gpsd.port); the receiver has no fix" : "waiting for gpsd at \(gpsd.host):\(gpsd.port)") + held)
+        }
+    }
+
+    private func locateStaticFile(now: Date) -> LocateSource {
+        guard let path = configuration.staticFile else { return off(.staticFile, "switched off (static_file = \"\")") }
+        if let fix = staticFix {
+            return entry(.staticFile, fix, "from \(path)", now: now)
+        } else if let problem = staticProblem {
+            return LocateSource(source: LocationSource.staticFile.rawValue, state: .problem, used: false, detail: problem)
+        } else {
+            return LocateSource(source: LocationSource.staticFile.rawValue, state: .none, used: false, detail: "there is no \(path)")
+        }
+    }
+
+    private func locateIP(now: Date) -> LocateSource {
+        guard configuration.ip != nil else { return off(.ip, "switched off ([location.ip] enabled = false)") }
+        let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
+        let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
+        if let fix = ipFix {
+            let problem = ipProblem.map { "; the last lookup failed: \($0)" } ?? ""
+            return entry(
+                .ip, fix,
+                "city-level, looked up \(LocationPolicy.describe(TimeInterval(age(fix, now: now)))) ago\(problem)\(asked)",
+                now: now)
+        } else if let problem = ipProblem {
+            return LocateSource(source: "ip", state: .problem, used: false, detail: problem + asked)
+        } else {
+            return LocateSource(
+                source: "ip", state: .none, used: false,
+                detail: ipRunning ? "looking up the network's public address" : "not asked: a better source knows the position")
+        }
+    }
+
+    private func locatePin(now: Date) -> LocateSource {
+        guard let pin = candidates.pin else {
+            return LocateSource(source: "pinned", state: .none, used: false, detail: "no pin is set")
+        }
+        return entry(.pinned, pin, "[location.pin]" + (pin.label.map { " \"\($0)\"" } ?? ""), now: now)
+    }
+
+    private func age(_ fix: LocationFix, now: Date) -> Int { max(0, Int(now.timeIntervalSince(fix.receivedAt))) }
+
+    /// A source that has a position: `used` when it is the one chosen.
+    private func entry(_ source: LocationSource, _ fix: LocationFix, _ detail: String, now: Date) -> LocateSource {
+        LocateSource(
+            source: source.rawValue, state: .position, used: chosen?.fix == fix, latitude: fix.coordinate.latitude,
+            longitude: fix.coordinate.longitude, accuracyM: fix.accuracyMeters, ageSeconds: age(fix, now: now),
+            detail: detail)
+    }
+
+    private func off(_ source: LocationSource, _ detail: String) -> LocateSource {
+        LocateSource(source: source.rawValue, state: .off, used: false, detail: detail)
     }
 }

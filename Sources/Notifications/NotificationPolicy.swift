@@ -117,87 +117,21 @@ public struct NotificationPolicy: Sendable {
         var checks: [Date] = []
         let quiet = isQuiet(at: now)
         let quietEnd = quiet ? preferences.quietHours.flatMap { next($0.end, after: now) } : nil
-
-        // Warnings.
-        if let all = report.warnings {
-            // A warning whose area is not confirmed may be elsewhere in the country, and a message that only
-            // announces a hazard after it expires is not in force while it is valid: listed, never notified.
-            let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed && !$0.isAnnouncement }
-            // The most severe first; only as many as the ledger keeps are followed, so that what it writes down
-            // is what it will find again (a record pruned for room would make its warning new at every report).
-            let ordered = inForce.sorted(by: Self.moreSevere)
-            let followed = ordered.prefix(NotificationLedger.capacity)
-            var shown: [(warning: WeatherWarning, upgrade: Bool)] = []
-            for warning in followed {
-                let qualifies = warning.severity >= preferences.minimumSeverity
-                let held = quiet && warning.severity < .extreme
-                guard var record = ledger.warnings[warning.id] else {
-                    guard qualifies else { continue }
-                    if held {
-                        checks += [quietEnd].compactMap { $0 }
-                    } else {
-                        shown.append((warning, false))
-                    }
-                    continue
-                }
-                let upgraded = warning.severity > record.severity
-                if qualifies && upgraded {
-                    if held {
-                        checks += [quietEnd].compactMap { $0 }
-                    } else {
-                        shown.append((warning, true))
-                        continue
-                    }
-                } else if !qualifies && !record.closed {
-                    decisions.append(.withdraw(.warning(warning.id)))
-                }
-                // Seen again, nothing to show: keep following it.
-                record.identifier = warning.identifier
-                record.expires = warning.until
-                record.lastSeen = now
-                ledger.warnings[warning.id] = record
-            }
-            // Beyond the followed ones, the qualifying warnings are counted in the notification of the rest.
-            // The report lists the most severe 20 and counts the rest (`warnings_omitted`, the least severe):
-            // they are counted too when every warning qualifies, so a flood says how big it is.
-            let omitted = preferences.minimumSeverity <= .minor && !quiet ? report.warningsOmitted ?? 0 : 0
-            let unfollowed =
-                ordered.dropFirst(followed.count).count(where: {
-                    $0.severity >= preferences.minimumSeverity && !(quiet && $0.severity < .extreme)
-                }) + omitted
-            decisions += warningDecisions(shown, unfollowed: unfollowed, report, now)
-            let present = Set(inForce.map(\.id))
-            for (id, record) in ledger.warnings.sorted(by: { $0.key < $1.key })
-            where !record.closed && !present.contains(id) {
-                decisions.append(.withdraw(.warning(id)))
-            }
-            // A notified warning is taken away when it expires, even if no new report comes then.
-            checks += ledger.warnings.values.filter { !$0.closed }.compactMap(\.expires).filter { $0 > now }
+        if let warnings = report.warnings {
+            followWarnings(
+                warnings, report, now: now, quiet: quiet, quietEnd: quietEnd, ledger: &ledger,
+                decisions: &decisions, checks: &checks)
         }
-
-        // Rain soon.
         if preferences.rainSoon {
             followRain(
                 report, now: now, quiet: quiet, quietEnd: quietEnd, ledger: &ledger, decisions: &decisions,
                 checks: &checks)
         }
-
-        // The morning summary.
         if let time = preferences.morningSummary {
-            let today = localDate(now)
-            let due = date(today, at: time)
-            let sent = ledger.lastSummaryDate == today
-            if let due, !sent, now >= due, now < due.addingTimeInterval(Self.summaryWindow), report.status == .ok {
-                if quiet {
-                    checks += [quietEnd].compactMap { $0 }
-                } else {
-                    decisions.append(.summary(date: today, summary(report, now: now)))
-                }
-            }
-            let upcoming = !sent && due.map { now < $0 } == true ? due : next(time, after: now)
-            checks += [upcoming].compactMap { $0 }
+            followSummary(
+                at: time, report, now: now, quiet: quiet, quietEnd: quietEnd, ledger: ledger, decisions: &decisions,
+                checks: &checks)
         }
-
         ledger.prune(now: now)
         return Plan(decisions: decisions, ledger: ledger, nextCheck: checks.filter { $0 > now }.min())
     }
@@ -209,6 +143,82 @@ public struct NotificationPolicy: Sendable {
         let bStart = b.onset ?? .distantPast
         if aStart != bStart { return aStart < bStart }
         return a.id < b.id
+    }
+
+    // MARK: Warnings
+
+    /// Shows the new and upgraded warnings, takes away those no longer in force, and checks again when a
+    /// notified one expires.
+    private func followWarnings(
+        _ all: [WeatherWarning], _ report: Report, now: Date, quiet: Bool, quietEnd: Date?,
+        ledger: inout NotificationLedger, decisions: inout [NotificationDecision], checks: inout [Date]
+    ) {
+        // A warning whose area is not confirmed may be elsewhere in the country, and a message that only
+        // announces a hazard after it expires is not in force while it is valid: listed, never notified.
+        let inForce = all.filter { $0.isInForce(at: now) && $0.areaConfirmed && !$0.isAnnouncement }
+        // The most severe first; only as many as the ledger keeps are followed, so that what it writes down
+        // is what it will find again (a record pruned for room would make its warning new at every report).
+        let ordered = inForce.sorted(by: Self.moreSevere)
+        let followed = ordered.prefix(NotificationLedger.capacity)
+        let shown = follow(
+            followed, now: now, quiet: quiet, quietEnd: quietEnd, ledger: &ledger, decisions: &decisions,
+            checks: &checks)
+        // Beyond the followed ones, the qualifying warnings are counted in the notification of the rest.
+        // The report lists the most severe 20 and counts the rest (`warnings_omitted`, the least severe):
+        // they are counted too when every warning qualifies, so a flood says how big it is.
+        let omitted = preferences.minimumSeverity <= .minor && !quiet ? report.warningsOmitted ?? 0 : 0
+        let unfollowed =
+            ordered.dropFirst(followed.count).count(where: {
+                $0.severity >= preferences.minimumSeverity && !(quiet && $0.severity < .extreme)
+            }) + omitted
+        decisions += warningDecisions(shown, unfollowed: unfollowed, report, now)
+        let present = Set(inForce.map(\.id))
+        for (id, record) in ledger.warnings.sorted(by: { $0.key < $1.key })
+        where !record.closed && !present.contains(id) {
+            decisions.append(.withdraw(.warning(id)))
+        }
+        // A notified warning is taken away when it expires, even if no new report comes then.
+        checks += ledger.warnings.values.filter { !$0.closed }.compactMap(\.expires).filter { $0 > now }
+    }
+
+    /// Goes through the followed warnings in force and returns those to show now (new, or upgraded); one
+    /// that falls below the minimum is taken away, and every other one already notified is written down as
+    /// seen again.
+    private func follow(
+        _ followed: ArraySlice<WeatherWarning>, now: Date, quiet: Bool, quietEnd: Date?,
+        ledger: inout NotificationLedger, decisions: inout [NotificationDecision], checks: inout [Date]
+    ) -> [(warning: WeatherWarning, upgrade: Bool)] {
+        var shown: [(warning: WeatherWarning, upgrade: Bool)] = []
+        for warning in followed {
+            let qualifies = warning.severity >= preferences.minimumSeverity
+            let held = quiet && warning.severity < .extreme
+            guard var record = ledger.warnings[warning.id] else {
+                guard qualifies else { continue }
+                if held {
+                    checks += [quietEnd].compactMap { $0 }
+                } else {
+                    shown.append((warning, false))
+                }
+                continue
+            }
+            let upgraded = warning.severity > record.severity
+            if qualifies && upgraded {
+                if held {
+                    checks += [quietEnd].compactMap { $0 }
+                } else {
+                    shown.append((warning, true))
+                    continue
+                }
+            } else if !qualifies && !record.closed {
+                decisions.append(.withdraw(.warning(warning.id)))
+            }
+            // Seen again, nothing to show: keep following it.
+            record.identifier = warning.identifier
+            record.expires = warning.until
+            record.lastSeen = now
+            ledger.warnings[warning.id] = record
+        }
+        return shown
     }
 
     /// The notifications for the warnings to show now, the most severe first: the first
@@ -274,6 +284,27 @@ public struct NotificationPolicy: Sendable {
             decisions.append(.rain(episode, rain(nowcast, report, now: now)))
         }
     }
+
+    // MARK: The morning summary
+
+    private func followSummary(
+        at time: TimeOfDay, _ report: Report, now: Date, quiet: Bool, quietEnd: Date?, ledger: NotificationLedger,
+        decisions: inout [NotificationDecision], checks: inout [Date]
+    ) {
+        let today = localDate(now)
+        let due = date(today, at: time)
+        let sent = ledger.lastSummaryDate == today
+        if let due, !sent, now >= due, now < due.addingTimeInterval(Self.summaryWindow), report.status == .ok {
+            if quiet {
+                checks += [quietEnd].compactMap { $0 }
+            } else {
+                decisions.append(.summary(date: today, summary(report, now: now)))
+            }
+        }
+        let upcoming = !sent && due.map { now < $0 } == true ? due : next(time, after: now)
+        checks += [upcoming].compactMap { $0 }
+    }
+
 
     // MARK: The clock
 

@@ -114,69 +114,95 @@ public actor Notifier {
                 continue
             }
             if case .withdraw(let subject) = decision {
-                if let id = shown.removeValue(forKey: subject) {
-                    pages[id] = nil
-                    do {
-                        try await client.close(id)
-                    } catch where !error.isUnavailable {
-                        logger.warning(
-                            "A desktop notification could not be taken away.",
-                            metadata: ["notification.subject": "\(subject)", "error": "\(error)"])
-                    } catch {}
-                }
+                await withdraw(subject)
                 ledger.record(decision, at: now)
                 continue
             }
-            guard var notification = decision.notification else { continue }
-            let subject = decision.subject
-            if let id = shown[subject] { notification.replacing = id }
-            do {
-                let id = try await client.send(notification)
-                shown[subject] = id
-                if case .warning(let warning, _, _) = decision, policy.preferences.actions,
-                    let page = NotificationContent.pageURL(warning)
-                {
-                    pages[id] = page
-                }
-                ledger.record(decision, at: now)
-                saidUnavailable = false
-                delivered.yield()
-                logger.info(
-                    "Sent a desktop notification.",
-                    metadata: [
-                        "notification.subject": "\(subject)", "notification.summary": "\(notification.summary)",
-                        "notification.id": "\(id)",
-                    ])
-            } catch where error.isUnavailable {
-                if !saidUnavailable {
-                    saidUnavailable = true
-                    logger.warning(
-                        "Desktop notifications cannot be delivered; forecastd goes on without them and tries again with the next one.",
-                        metadata: ["reason": "\(error)"])
-                }
-                // Nothing else can go through now either; the next update tries again.
-                break decisions
-            } catch {
-                logger.warning(
-                    "A desktop notification was not sent.",
-                    metadata: ["notification.subject": "\(subject)", "error": "\(error)"])
-                // A notification D-Bus cannot carry never will: write it down rather than try it forever.
-                if case .invalidNotification = error { ledger.record(decision, at: now) }
+            switch await send(decision) {
+            case .record: ledger.record(decision, at: now)
+            case .retry: break
+            // Nothing else can go through now either; the next update tries again.
+            case .unavailable: break decisions
             }
         }
-        if !adopted.isEmpty {
-            logger.notice(
-                "Taken as already notified, since the record of sent notifications was damaged.",
-                metadata: [
-                    "notification.count": "\(adopted.count)",
-                    "notification.subjects": "\(adopted.prefix(5).joined(separator: ", "))\(adopted.count > 5 ? ", …" : "")",
-                ])
-        }
+        logAdopted(adopted)
         if ledger != self.ledger {
             self.ledger = ledger
             save()
         }
         return plan.nextCheck
+    }
+
+    /// What an update does with a decision it tried to send.
+    private enum Attempt {
+        /// Writes it down: it went out, or never can (D-Bus cannot carry it), which is better than trying forever.
+        case record
+        /// Leaves it for the next update to try again.
+        case retry
+        /// Stops: nobody can be notified now.
+        case unavailable
+    }
+
+    /// Shows `decision`'s notification, replacing the one this run showed for the same subject.
+    private func send(_ decision: NotificationDecision) async -> Attempt {
+        guard var notification = decision.notification else { return .retry }
+        let subject = decision.subject
+        if let id = shown[subject] { notification.replacing = id }
+        do {
+            let id = try await client.send(notification)
+            shown[subject] = id
+            if case .warning(let warning, _, _) = decision, policy.preferences.actions,
+                let page = NotificationContent.pageURL(warning)
+            {
+                pages[id] = page
+            }
+            saidUnavailable = false
+            delivered.yield()
+            logger.info(
+                "Sent a desktop notification.",
+                metadata: [
+                    "notification.subject": "\(subject)", "notification.summary": "\(notification.summary)",
+                    "notification.id": "\(id)",
+                ])
+            return .record
+        } catch where error.isUnavailable {
+            if !saidUnavailable {
+                saidUnavailable = true
+                logger.warning(
+                    "Desktop notifications cannot be delivered; forecastd goes on without them and tries again with the next one.",
+                    metadata: ["reason": "\(error)"])
+            }
+            return .unavailable
+        } catch {
+            logger.warning(
+                "A desktop notification was not sent.",
+                metadata: ["notification.subject": "\(subject)", "error": "\(error)"])
+            if case .invalidNotification = error { return .record }
+            return .retry
+        }
+    }
+
+    /// Closes what this run showed for `subject`; a notification of an earlier run has no ID here to close.
+    private func withdraw(_ subject: NotificationSubject) async {
+        guard let id = shown.removeValue(forKey: subject) else { return }
+        pages[id] = nil
+        do {
+            try await client.close(id)
+        } catch where !error.isUnavailable {
+            logger.warning(
+                "A desktop notification could not be taken away.",
+                metadata: ["notification.subject": "\(subject)", "error": "\(error)"])
+        } catch {}
+    }
+
+    private func logAdopted(_ adopted: [String]) {
+        guard !adopted.isEmpty else { return }
+        logger.notice(
+            "Taken as already notified, since the record of sent notifications was damaged.",
+            metadata: [
+                "notification.count": "\(adopted.count)",
+                "notification.subjects": "\(adopted.prefix(5).joined(separator: ", "))\(adopted.count > 5 ? ", …" : "")",
+            ])
     }
 
     /// Follows the server's signals until the task is cancelled: "Open warning" opens the warning's page, a

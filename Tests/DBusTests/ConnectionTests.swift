@@ -334,6 +334,38 @@ struct ConnectionTests {
         }
     }
 
+    @Test("A bus that hangs up before the handshake is done fails the connection with its address, not as one lost")
+    func hangUpBeforeHandshake() async throws {
+        try await withTemporaryDirectory("dbus-hangup") { directory in
+            let path = directory.appendingPathComponent("bus").path
+            // Listening before the client connects, so that the connection is made and the hang-up comes during
+            // the handshake: the bus thread's loop hears it, where a lost connection and one that never completed
+            // are told apart (in a rare race sd_bus_start hears it first, which fails the same way).
+            let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { Glibc.close(listener) }
+            var socketAddress = sockaddr_un()
+            socketAddress.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &socketAddress.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let bound = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            try #require(bound == 0 && listen(listener, 1) == 0)
+            let address = "unix:path=" + path
+            let connecting = Task { try await DBusConnection.connect(address: address) }
+            let accepted = try await onOwnThread { accept(listener, nil, nil) }
+            try #require(accepted >= 0)
+            Glibc.close(accepted)
+            await #expect {
+                try await connecting.value
+            } throws: { error in
+                guard case .connectionFailed(let failed, _) = error as? DBusError else { return false }
+                return failed == address
+            }
+        }
+    }
+
     @Test("An idle connection's thread sleeps: no wake-ups in a second with nothing to do")
     func idleThreadSleeps() async throws {
         try await withPrivateBus { bus in

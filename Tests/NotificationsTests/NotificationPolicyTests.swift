@@ -152,6 +152,44 @@ struct NotificationPolicyTests {
         #expect(after.decisions.map(\.subject) == [.warning(moderate.id)])
     }
 
+    @Test("The morning summary goes out once a day at its time, after the quiet hours when they hold it, and the plan wakes for it")
+    func morningSummary() {
+        let at = { (time: String) in Timestamps.parseUTC("2026-03-06T\(time):00Z")! }
+        let policy = NotificationPolicy(
+            preferences: NotificationPreferences(
+                rainSoon: false, morningSummary: TimeOfDay(hour: 7, minute: 0), quietHours: DailyPeriod("06:00-07:30")!),
+            timeZone: utc)
+        var ledger = NotificationLedger()
+        let report = Self.report(warnings: nil)
+        let early = Self.step(policy, report, &ledger, at: at("06:30"))
+        #expect(early.decisions.isEmpty)
+        #expect(early.nextCheck == at("07:00"))
+        let held = Self.step(policy, report, &ledger, at: at("07:00"))
+        #expect(held.decisions.isEmpty)
+        #expect(held.nextCheck == at("07:30"))
+        let sent = Self.step(policy, report, &ledger, at: at("07:30"))
+        #expect(sent.decisions.map(\.subject) == [.summary])
+        if case .summary(let date, _) = sent.decisions.first { #expect(date == "2026-03-06") }
+        let again = Self.step(policy, report, &ledger, at: at("08:00"))
+        #expect(again.decisions.isEmpty)
+        #expect(again.nextCheck == Timestamps.parseUTC("2026-03-07T07:00:00Z"))
+    }
+
+    @Test("A machine that wakes up to three hours after the summary's time still gets it; later, it waits for tomorrow's")
+    func morningSummaryWindow() {
+        let policy = NotificationPolicy(
+            preferences: NotificationPreferences(rainSoon: false, morningSummary: TimeOfDay(hour: 7, minute: 0)),
+            timeZone: utc)
+        let report = Self.report(warnings: nil)
+        var late = NotificationLedger()
+        let lastMinute = Self.step(policy, report, &late, at: Timestamps.parseUTC("2026-03-06T09:59:00Z")!)
+        #expect(lastMinute.decisions.map(\.subject) == [.summary])
+        var tooLate = NotificationLedger()
+        let missed = Self.step(policy, report, &tooLate, at: Timestamps.parseUTC("2026-03-06T10:00:00Z")!)
+        #expect(missed.decisions.isEmpty)
+        #expect(missed.nextCheck == Timestamps.parseUTC("2026-03-07T07:00:00Z"))
+    }
+
     @Test("Rain is notified once per episode, within the lead time, and the plan wakes when it enters it")
     func rainSoon() {
         let policy = NotificationPolicy(

@@ -83,6 +83,23 @@ struct NotifierBusTests {
         }
     }
 
+    @Test("A notification D-Bus cannot carry is written down as done, not tried again at every update")
+    func invalidNotificationRecorded() async throws {
+        try await withServer { bus, server, directory in
+            let now = NotificationPolicyTests.now
+            let valid = NotificationPolicyTests.warning("dwd-1", severity: .moderate)
+            let invalid = WeatherWarning(
+                source: valid.source, event: valid.event, severity: valid.severity, onset: valid.onset,
+                expires: valid.expires, headline: "Official WARNING of\u{0}FROST", area: valid.area, sent: valid.sent,
+                identifier: valid.identifier, references: valid.references, messageType: valid.messageType)
+            let notifier = notifier(bus, directory)
+            await notifier.update(NotificationPolicyTests.report(warnings: [invalid]), now: now)
+            let calls = try await server.calls(of: "Notify")
+            #expect(calls.isEmpty)
+            #expect(await notifier.record.warnings[invalid.id] != nil)
+        }
+    }
+
     @Test("With no notification server on the bus, updates go on and send once one appears")
     func noServer() async throws {
         try await withPrivateBus { bus in
