@@ -293,8 +293,8 @@ let package = Package(
         .target(
             name: "DaemonState",
             dependencies: [
-                "ForecastModel", "Settings", "Location", "WeatherProviders", "Control", "Rendering", "Localization",
-                "Notifications", "Executors",
+                "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
+                "Localization", "Notifications", "Executors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
