@@ -142,7 +142,7 @@ let package = Package(
         /// Offline place names: the GeoNames table and an exact nearest-place search.
         .target(
             name: "Gazetteer",
-            dependencies: ["ForecastModel"],
+            dependencies: ["ForecastModel", "FileStore"],
             // GeoNames/ is the extract scripts/build-gazetteer.py builds gazetteer.bin from; not shipped.
             exclude: ["GeoNames"],
             resources: [.copy("Resources/gazetteer.bin")],
@@ -430,7 +430,7 @@ let package = Package(
         .target(
             name: "MapPicker",
             dependencies: [
-                "ForecastModel", "Gazetteer", "Localization",
+                "ForecastModel", "Gazetteer", "Localization", "FileStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
