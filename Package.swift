@@ -258,7 +258,7 @@ let package = Package(
         // MARK: Rendering
 
         /// Turns a report into what readers see: JSON and the human summary.
-        .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
+        .target(name: "Rendering", dependencies: ["ForecastModel", "Localization"], swiftSettings: strict),
         .testTarget(
             name: "RenderingTests", dependencies: ["Rendering", "ForecastModel", "Localization"], swiftSettings: strict),
 
@@ -376,10 +376,10 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
-        .target(name: "DesktopNotifications", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "DesktopNotifications", dependencies: ["DBus", "Localization"], swiftSettings: strict),
         .testTarget(
             name: "DesktopNotificationsTests",
-            dependencies: ["DesktopNotifications", "DBus", "TestSupport"],
+            dependencies: ["DesktopNotifications", "DBus", "Localization", "TestSupport"],
             swiftSettings: strict
         ),
         /// What to notify and when (warnings, rain soon, the morning summary, quiet hours), remembered in the
