@@ -52,8 +52,8 @@ struct CrashLeftoversTests {
 
     @Test("a state that cannot be saved is a `state` error in the report, gone once a save succeeds; the status file is 0600")
     func failedSaveReported() async throws {
-        // No forecast until the way is blocked: a save before that could not show the error.
         let server = try await ReplayServer.start()
+        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
         let directory = try DaemonProcess.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let daemon = try DaemonProcess.start(
@@ -62,18 +62,18 @@ struct CrashLeftoversTests {
                 pin: (-34.9011, -56.1645, "Montevideo")),
             in: directory)
         try await daemon.waitForSocket()
-        // A directory where state.json should be: the rename of every save fails, even for root. Made
-        // after the start, which sets a directory found in that place aside (and once the pin's save, if
-        // any, is done: a file there is replaced).
+        // A directory where state.json should be: the rename of every save fails, even for root. Put there
+        // once the first forecast is saved (a directory found there at the start is set aside), then a
+        // refresh brings a forecast to save.
         let blocker = directory.path + "/state/forecastd/state.json"
-        try FileManager.default.createDirectory(
-            atPath: directory.path + "/state/forecastd", withIntermediateDirectories: true)
+        try await daemon.wait(for: "the first forecast saved") {
+            (try? await socketReport(daemon.socketPath))?.current != nil && FileManager.default.fileExists(atPath: blocker)
+        }
         while true {
             try? FileManager.default.removeItem(atPath: blocker)
             if mkdir(blocker, 0o700) == 0 { break }
             try #require(errno == EEXIST, "cannot make \(blocker): \(String(cString: strerror(errno)))")
         }
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
         let first = try await runTool(
             DaemonProcess.binDirectory.appendingPathComponent("forecastctl"), ["refresh", "--config", daemon.configPath],
             environment: DaemonProcess.environment(for: daemon.directory))
