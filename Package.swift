@@ -142,7 +142,7 @@ let package = Package(
         /// Offline place names: the GeoNames table and an exact nearest-place search.
         .target(
             name: "Gazetteer",
-            dependencies: ["ForecastModel"],
+            dependencies: ["ForecastModel", "FileStore"],
             // GeoNames/ is the extract scripts/build-gazetteer.py builds gazetteer.bin from; not shipped.
             exclude: ["GeoNames"],
             resources: [.copy("Resources/gazetteer.bin")],
@@ -258,7 +258,7 @@ let package = Package(
         // MARK: Rendering
 
         /// Turns a report into what readers see: JSON and the human summary.
-        .target(name: "Rendering", dependencies: ["ForecastModel"], swiftSettings: strict),
+        .target(name: "Rendering", dependencies: ["ForecastModel", "Localization"], swiftSettings: strict),
         .testTarget(
             name: "RenderingTests", dependencies: ["Rendering", "ForecastModel", "Localization"], swiftSettings: strict),
 
@@ -293,8 +293,8 @@ let package = Package(
         .target(
             name: "DaemonState",
             dependencies: [
-                "ForecastModel", "Settings", "Location", "WeatherProviders", "Control", "Rendering", "Localization",
-                "Notifications", "Executors",
+                "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
+                "Localization", "Notifications", "Executors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -376,10 +376,10 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
-        .target(name: "DesktopNotifications", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "DesktopNotifications", dependencies: ["DBus", "Localization"], swiftSettings: strict),
         .testTarget(
             name: "DesktopNotificationsTests",
-            dependencies: ["DesktopNotifications", "DBus", "TestSupport"],
+            dependencies: ["DesktopNotifications", "DBus", "Localization", "TestSupport"],
             swiftSettings: strict
         ),
         /// What to notify and when (warnings, rain soon, the morning summary, quiet hours), remembered in the
@@ -430,7 +430,7 @@ let package = Package(
         .target(
             name: "MapPicker",
             dependencies: [
-                "ForecastModel", "Gazetteer", "Localization",
+                "ForecastModel", "Gazetteer", "Localization", "FileStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -64,9 +64,13 @@ public enum ControlReply: Sendable, Hashable {
 /// The one JSON coder of the protocol, shared by the daemon and its clients: snake_case keys, sorted,
 /// slashes unescaped.
 public enum ControlCoder {
-    public static var encoder: JSONEncoder {
+    public static var encoder: JSONEncoder { encoder(snakeCase: true) }
+
+    /// The protocol's encoder; without snake_case for output whose keys are already written as they are
+    /// meant (`forecastctl cities --json`).
+    public static func encoder(snakeCase: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        if snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }

@@ -250,36 +250,6 @@ public actor SettingsReloader {
     }
 }
 
-/// Identifies a version of a file cheaply: which file (device, inode), its size and change time,
-/// and, for a symbolic link, where it points. Catches in-place writes, write-and-rename and
-/// re-pointed links.
-struct FileSignature: Hashable {
-    var device: UInt64 = 0
-    var inode: UInt64 = 0
-    var size: Int64 = 0
-    var modified: Int = 0
-    var modifiedNanoseconds: Int = 0
-    var changed: Int = 0
-    var changedNanoseconds: Int = 0
-    var linkTarget: String?
-    var exists = false
-
-    init(path: String?) {
-        guard let path else { return }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        exists = true
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modified = info.st_mtim.tv_sec
-        modifiedNanoseconds = info.st_mtim.tv_nsec
-        changed = info.st_ctim.tv_sec
-        changedNanoseconds = info.st_ctim.tv_nsec
-        linkTarget = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
-    }
-}
-
 /// Runs the settings reloader: a look at the file whenever inotify says something changed where a
 /// settings file is or may appear, and a reload on SIGHUP. Nothing is polled.
 public struct SettingsService: Service, CustomStringConvertible {

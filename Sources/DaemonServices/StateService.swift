@@ -8,56 +8,42 @@ import ServiceLifecycle
 /// Reads and writes the saved state in the state directory (`$XDG_STATE_HOME/forecastd`, or
 /// `/var/lib/forecastd` for a system service). A file that cannot be read is set aside, never fatal.
 public struct StateStore: Sendable {
-    public let path: String
+    /// The largest `state.json` read: a forecast for each listed city is a few kilobytes.
+    public static let maximumFileBytes = 16 << 20
+
+    let file: VersionedJSONFile<SavedState>
     let logger: Logger
 
+    public var path: String { file.path }
+
     public init(directory: String, logger: Logger) {
-        self.path = directory + "/state.json"
+        self.file = VersionedJSONFile(
+            path: directory + "/state.json", dates: .secondsSince1970, maximumBytes: Self.maximumFileBytes)
         self.logger = logger
     }
 
     /// The saved state, or nil when there is none or it is unusable (then it is renamed aside).
     public func load() -> SavedState? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        do {
-            let state = try Self.decoder.decode(SavedState.self, from: data)
-            guard state.version == SavedState.version else {
-                throw StateError(description: "version \(state.version), expected \(SavedState.version)")
-            }
+        switch file.load() {
+        case .value(let state):
             return state
-        } catch {
-            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-            let moved = rename(path, aside) == 0
+        case .missing:
+            return nil
+        case .unusable(let reason, let aside):
             logger.warning(
                 "The saved state cannot be read; starting without it.",
-                metadata: ["path": "\(path)", "set_aside_as": "\(moved ? aside : "(could not rename)")", "error": "\(error)"])
+                metadata: ["path": "\(path)", "set_aside_as": "\(aside ?? "(could not rename)")", "error": "\(reason)"])
             return nil
         }
     }
 
     /// Writes the state atomically.
-    public func save(_ state: SavedState) throws {
-        try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        let data = try Self.encoder.encode(state)
-        try AtomicFile.write(Array(data), to: path, mode: 0o600)
+    public func save(_ state: SavedState) throws(AtomicFile.WriteError) {
+        try file.save(state)
     }
 
-    struct StateError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-
-    static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
-    }
+    /// Removes what an interrupted run left: temporaries of atomic writes, old set-aside copies.
+    public func removeLeftovers() -> [String] { file.removeLeftovers() }
 }
 
 /// Writes the saved state whenever it changes, and once more when the daemon stops.

@@ -1,9 +1,10 @@
+import FileStore
 import ForecastModel
 import Foundation
 
 /// What survives a restart: the last good forecast (in canonical units, so a units switch still
 /// works on it) and the last known position.
-public struct SavedState: Sendable, Hashable, Codable {
+public struct SavedState: VersionedState, Hashable {
     /// Bumped when the layout changes in a way older daemons cannot read.
     public static let version = 1
 

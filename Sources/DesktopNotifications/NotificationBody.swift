@@ -1,3 +1,5 @@
+import Localization
+
 /// A notification's body: text with optional emphasis.
 ///
 /// It is written once and rendered for the server: with the specification's markup (`<b>`, `<i>`, text escaped) for
@@ -46,26 +48,10 @@ public struct NotificationBody: Sendable, Hashable, ExpressibleByStringLiteral {
     public var markup: String {
         spans.map { span in
             switch span {
-            case .text(let text): Self.escape(text)
-            case .bold(let text): "<b>" + Self.escape(text) + "</b>"
-            case .italic(let text): "<i>" + Self.escape(text) + "</i>"
+            case .text(let text): Markup.escaped(text)
+            case .bold(let text): "<b>" + Markup.escaped(text) + "</b>"
+            case .italic(let text): "<i>" + Markup.escaped(text) + "</i>"
             }
         }.joined()
-    }
-
-    /// Escapes text for the specification's XML-based markup: `&`, `<` and `>`. Quotes are left alone: they mean
-    /// something only inside attributes, which this body never writes, and not every server knows `&apos;`.
-    public static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -1,3 +1,4 @@
+import FileStore
 import Foundation
 
 extension Gazetteer {
@@ -5,7 +6,7 @@ extension Gazetteer {
     static let resourceBundleName = "forecastd_Gazetteer.resources"
     static let fileName = "gazetteer.bin"
 
-    /// Finds gazetteer.bin and returns its URL.
+    /// Finds gazetteer.bin and returns its URL (``InstalledResource``).
     ///
     /// Looks, in order, at:
     /// 1. `$FORECASTD_GAZETTEER`: when set, only there; a missing file is an error rather than
@@ -27,73 +28,31 @@ extension Gazetteer {
         )
     }
 
+    /// Where gazetteer.bin is in a build, an install and the source tree.
+    static let place = InstalledResource.Place(
+        bundle: resourceBundleName, inBundle: fileName, sourceTree: sourceTreeDataPath)
+
     /// `locateDefaultData()` with its inputs passed in, so tests can control them.
     static func locateData(
         environment: [String: String],
         executableDirectories: [String],
-        fileExists: (String) -> Bool = { isRegularFile($0) }
+        fileExists: ((String) -> Bool)? = nil
     ) throws(GazetteerError) -> URL {
-        if let override = environment[pathVariable], !override.isEmpty {
-            guard fileExists(override) else {
-                throw .dataNotFound(tried: ["\(override) (from \(pathVariable))"])
-            }
-            return URL(fileURLWithPath: override)
+        do {
+            return try InstalledResource.locate(
+                place, kind: .regularFile, overrideVariable: pathVariable, environment: environment,
+                executableDirectories: executableDirectories, accepts: fileExists)
+        } catch {
+            throw .dataNotFound(tried: error.tried)
         }
-        let candidates = candidatePaths(executableDirectories: executableDirectories)
-        guard let found = candidates.first(where: fileExists) else {
-            throw .dataNotFound(tried: candidates)
-        }
-        return URL(fileURLWithPath: found)
-    }
-
-    /// Every place the data may be, in search order, without duplicates.
-    static func candidatePaths(executableDirectories: [String]) -> [String] {
-        var paths: [String] = []
-        for directory in executableDirectories {
-            paths.append(join(directory, resourceBundleName, fileName))
-        }
-        for directory in executableDirectories {
-            let prefix = (directory as NSString).deletingLastPathComponent
-            paths.append(join(prefix, "share/forecastd", fileName))
-        }
-        paths.append("/usr/local/share/forecastd/\(fileName)")
-        paths.append("/usr/share/forecastd/\(fileName)")
-        paths.append(sourceTreeDataPath)
-        var seen: Set<String> = []
-        return paths.filter { seen.insert($0).inserted }
     }
 
     /// The resource in the source tree, located from this file's path at compile time.
     static let sourceTreeDataPath: String = {
         let sources = (#filePath as NSString).deletingLastPathComponent
-        return join(sources, "Resources", fileName)
+        return NSString.path(withComponents: [sources, "Resources", fileName])
     }()
 
     /// Directories the running executable may be in, most trustworthy first.
-    static func executableDirectories() -> [String] {
-        var directories: [String] = []
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append((resolved as NSString).deletingLastPathComponent)
-        }
-        if let first = CommandLine.arguments.first, first.contains("/") {
-            let absolute = first.hasPrefix("/") ? first : join(FileManager.default.currentDirectoryPath, first)
-            let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
-            directories.append((resolved as NSString).deletingLastPathComponent)
-        }
-        if let executable = Bundle.main.executableURL {
-            directories.append(executable.resolvingSymlinksInPath().deletingLastPathComponent().path)
-        }
-        directories.append(Bundle.main.bundleURL.path)
-        var seen: Set<String> = []
-        return directories.filter { !$0.isEmpty && seen.insert($0).inserted }
-    }
-
-    private static func join(_ components: String...) -> String {
-        NSString.path(withComponents: components)
-    }
-
-    private static func isRegularFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-    }
+    static func executableDirectories() -> [String] { InstalledResource.executableDirectories() }
 }

@@ -17,16 +17,10 @@ public enum CatalogueLibrary {
     /// bundle beside the executable, `<prefix>/share/forecastd/po` beside it, /usr/local/share/forecastd/po,
     /// /usr/share/forecastd/po, and the source tree this was compiled from. Nil when none exists.
     public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let named = environment[directoryVariable], !named.isEmpty {
-            return isDirectory(named) ? named : nil
-        }
-        var candidates: [String] = []
-        for directory in executableDirectories() {
-            candidates.append(directory + "/" + resourceBundleName + "/po")
-            candidates.append((directory as NSString).deletingLastPathComponent + "/share/forecastd/po")
-        }
-        candidates += ["/usr/local/share/forecastd/po", "/usr/share/forecastd/po", sourceTreeDirectory]
-        return candidates.first(where: isDirectory)
+        let place = InstalledResource.Place(bundle: resourceBundleName, inBundle: "po", sourceTree: sourceTreeDirectory)
+        return try? InstalledResource.locate(
+            place, kind: .directory, overrideVariable: directoryVariable, environment: environment
+        ).path
     }
 
     /// Sources/Localization/po, located from this file's path at compile time.
@@ -107,29 +101,6 @@ public enum CatalogueLibrary {
         let found = directory()
         return Mutex(Cache(directory: found, available: languages(in: found)))
     }()
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var directory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
-    }
-
-    /// Directories the running executable may be in: /proc/self/exe's, then `CommandLine.arguments[0]`'s.
-    private static func executableDirectories() -> [String] {
-        var directories: [String] = []
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append((resolved as NSString).deletingLastPathComponent)
-        }
-        if let first = CommandLine.arguments.first, first.contains("/") {
-            let absolute = first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first
-            directories.append(
-                (URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path as NSString).deletingLastPathComponent)
-        }
-        if let executable = Bundle.main.executableURL {
-            directories.append(executable.resolvingSymlinksInPath().deletingLastPathComponent().path)
-        }
-        var seen: Set<String> = []
-        return directories.filter { !$0.isEmpty && seen.insert($0).inserted }
-    }
 }
 
 /// Why a catalogue could not be used, as a sentence for the log.

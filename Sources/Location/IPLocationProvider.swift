@@ -32,6 +32,13 @@ public struct IPLocationProvider: LocationProvider {
     /// An answer is a few hundred bytes; anything near this is not one.
     public static let maxBodyBytes = 64 * 1024
 
+    /// Removes what an interrupted run left beside the saved lookup at `cachePath` (temporaries of its
+    /// atomic writes, old set-aside copies). At start, before the provider runs.
+    @discardableResult
+    public static func removeLeftovers(cachePath: String) -> [String] {
+        IPLocationCache.file(cachePath).removeLeftovers()
+    }
+
     public var endpoints: [Endpoint]
     /// One per endpoint, in the same order.
     let fetchers: [Fetcher]
@@ -154,8 +161,12 @@ public struct IPLocationProvider: LocationProvider {
 }
 
 /// The last IP lookup, kept across restarts so that restarting the daemon never means another lookup.
-struct IPLocationCache: Codable, Sendable, Hashable {
-    var version = 1
+struct IPLocationCache: VersionedState, Hashable {
+    static let version = 1
+    /// The largest `ip-location.json` read: one answer and a few dates are under a kilobyte.
+    static let maximumFileBytes = 64 << 10
+
+    var version: Int = Self.version
     var result: IPGeolocationResult?
     var lookedUpAt: Date?
     var lastAttempt: Date?
@@ -174,15 +185,24 @@ struct IPLocationCache: Codable, Sendable, Hashable {
         return next
     }
 
+    /// The file at `path`: ISO 8601 dates, pretty-printed, for people who look at it.
+    static func file(_ path: String) -> VersionedJSONFile<IPLocationCache> {
+        VersionedJSONFile(path: path, dates: .iso8601, pretty: true, maximumBytes: maximumFileBytes)
+    }
+
+    /// The saved lookup; an empty cache when there is none, or when it could not be used (then it is set
+    /// aside as `ip-location.json.corrupt-<seconds>` and logged).
     static func load(from path: String?, logger: Logger) -> IPLocationCache {
-        guard let path, let data = FileManager.default.contents(atPath: path) else { return IPLocationCache() }
-        do {
-            let cache = try decoder.decode(IPLocationCache.self, from: data)
-            guard cache.version == 1 else { return IPLocationCache() }
+        guard let path else { return IPLocationCache() }
+        switch file(path).load() {
+        case .value(let cache):
             return cache
-        } catch {
+        case .missing:
+            return IPLocationCache()
+        case .unusable(let reason, let aside):
             logger.warning(
-                "The saved IP lookup cannot be read; it will be done again.", metadata: ["path": "\(path)", "error": "\(error)"])
+                "The saved IP lookup cannot be read; it will be done again.",
+                metadata: ["path": "\(path)", "set_aside_as": "\(aside ?? "(could not rename)")", "error": "\(reason)"])
             return IPLocationCache()
         }
     }
@@ -190,25 +210,11 @@ struct IPLocationCache: Codable, Sendable, Hashable {
     func save(to path: String?, logger: Logger) {
         guard let path else { return }
         do {
-            try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-            try AtomicFile.write(Array(try Self.encoder.encode(self)), to: path, mode: 0o600)
+            try Self.file(path).save(self)
         } catch {
             logger.warning(
                 "The IP lookup could not be saved; a restart may look it up again.",
                 metadata: ["path": "\(path)", "error": "\(error)"])
         }
     }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return encoder
-    }()
-
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
 }

@@ -118,8 +118,8 @@ public struct StaticFileLocationProvider: LocationProvider {
     }
 
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
-        // The file's identity when last read (nil: missing) and what it said then.
-        var last: (signature: FileSignature?, event: LocationEvent)?
+        // The file's identity when last read and what it said then.
+        var last: (signature: FileSignature, event: LocationEvent)?
         func look() {
             let signature = FileSignature(path: path)
             guard last == nil || last?.signature != signature else { return }
@@ -148,23 +148,5 @@ public struct StaticFileLocationProvider: LocationProvider {
         case (.noFix, .noFix?): true
         default: false
         }
-    }
-}
-
-/// Enough of a file's identity to notice an edit: in-place writes change the time or size,
-/// write-and-rename changes the inode.
-private struct FileSignature: Hashable {
-    var inode: UInt64
-    var size: Int64
-    var modified: Int
-    var modifiedNanoseconds: Int
-
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modified = Int(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
     }
 }

@@ -1,3 +1,4 @@
+import FileStore
 import Foundation
 
 /// The page's own files (index.html, pick.js, pick.css) and Leaflet's, read once when the picker starts
@@ -41,11 +42,10 @@ struct PageFiles: Sendable {
         if let named = environment[directoryVariable], !named.isEmpty {
             candidates = [named]
         } else {
-            for directory in executableDirectories() {
-                candidates.append(directory + "/" + resourceBundleName + "/page")
-                candidates.append((directory as NSString).deletingLastPathComponent + "/share/forecastd/pick")
-            }
-            candidates += ["/usr/local/share/forecastd/pick", "/usr/share/forecastd/pick", sourceTreeDirectory]
+            let place = InstalledResource.Place(
+                bundle: resourceBundleName, inBundle: "page", installed: "pick", sourceTree: sourceTreeDirectory)
+            candidates = InstalledResource.candidates(
+                place, executableDirectories: InstalledResource.executableDirectories())
         }
         var seen: Set<String> = []
         for directory in candidates where seen.insert(directory).inserted {
@@ -62,24 +62,6 @@ struct PageFiles: Sendable {
 
     /// Sources/MapPicker/Resources/page, located from this file's path at compile time.
     static let sourceTreeDirectory = (#filePath as NSString).deletingLastPathComponent + "/Resources/page"
-
-    /// Directories the running executable may be in: /proc/self/exe's, then `CommandLine.arguments[0]`'s.
-    private static func executableDirectories() -> [String] {
-        var directories: [String] = []
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append((resolved as NSString).deletingLastPathComponent)
-        }
-        if let first = CommandLine.arguments.first, first.contains("/") {
-            let absolute = first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first
-            directories.append(
-                (URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path as NSString).deletingLastPathComponent)
-        }
-        if let executable = Bundle.main.executableURL {
-            directories.append(executable.resolvingSymlinksInPath().deletingLastPathComponent().path)
-        }
-        var seen: Set<String> = []
-        return directories.filter { !$0.isEmpty && seen.insert($0).inserted }
-    }
 }
 
 /// The picker could not start, or a request could not be answered; a sentence for people.

@@ -9,7 +9,7 @@ import Logging
 /// Bounded: a warning's record goes a day after the warning expired (a week after it was last seen when it
 /// has no expiry), and at most ``capacity`` records are kept. Notification IDs are not kept: servers number
 /// again from 1 when they restart, so an ID from an earlier run may name another program's notification.
-public struct NotificationLedger: Sendable, Hashable, Codable {
+public struct NotificationLedger: VersionedState, Hashable {
     /// Bumped when the layout changes in a way older daemons cannot read.
     public static let version = 1
     /// The most warning records kept; the least recently seen go first.
@@ -154,63 +154,39 @@ public struct NotificationStore: Sendable {
         public var wasDamaged: Bool
     }
 
-    public let path: String
-    let directory: String
+    let file: VersionedJSONFile<NotificationLedger>
     let logger: Logger
 
+    public var path: String { file.path }
+
     public init(directory: String, logger: Logger) {
-        self.directory = directory
-        self.path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        let path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        self.file = VersionedJSONFile(path: path, dates: .secondsSince1970, maximumBytes: Self.maximumFileBytes)
         self.logger = logger
     }
 
     /// The saved ledger; an empty one when there is none or it cannot be used, and whether it could not.
     public func load() -> Loaded {
-        do {
-            let data: Data
-            do {
-                data = try BoundedFile.read(path, maximumBytes: Self.maximumFileBytes)
-            } catch .missing {
-                return Loaded(ledger: NotificationLedger(), wasDamaged: false)
-            }
-            let ledger = try Self.decoder.decode(NotificationLedger.self, from: data)
-            guard ledger.version == NotificationLedger.version else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: [],
-                        debugDescription: "version \(ledger.version), expected \(NotificationLedger.version)"))
-            }
+        switch file.load() {
+        case .value(let ledger):
             return Loaded(ledger: ledger, wasDamaged: false)
-        } catch {
-            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-            let moved = rename(path, aside) == 0
-            Leftovers.pruneSetAside(of: path)
+        case .missing:
+            return Loaded(ledger: NotificationLedger(), wasDamaged: false)
+        case .unusable(let reason, let aside):
             logger.warning(
                 "The record of sent notifications cannot be read; starting a new one, with what is due at the start taken as already notified.",
-                metadata: [
-                    "file": "\(path)", "error": "\(error)", "set_aside_as": "\(moved ? aside : "(could not rename)")",
-                ])
+                metadata: ["file": "\(path)", "error": "\(reason)", "set_aside_as": "\(aside ?? "(could not rename)")"])
             return Loaded(ledger: NotificationLedger(), wasDamaged: true)
         }
     }
 
     /// Replaces the saved ledger (creating the state directory if needed).
     public func save(_ ledger: NotificationLedger) throws(AtomicFile.WriteError) {
-        try AtomicFile.makeDirectory(directory)
-        let data = (try? Self.encoder.encode(ledger)) ?? Data()
-        try AtomicFile.write(data, to: path, mode: 0o600)
+        try file.save(ledger)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
-    }()
+    /// Removes what an interrupted run left: temporaries of atomic writes, old set-aside copies. At start,
+    /// before the ledger is written.
+    @discardableResult
+    public func removeLeftovers() -> [String] { file.removeLeftovers() }
 }

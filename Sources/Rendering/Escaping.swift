@@ -1,3 +1,5 @@
+import Localization
+
 /// Quoting for the languages bar formats are written in.
 enum Escape {
     /// A JSON string literal, quotes included. Non-ASCII stays as it is (JSON is UTF-8).
@@ -26,19 +28,7 @@ enum Escape {
     }
 
     /// Text for Pango markup (Waybar tooltips): `&`, `<` and `>` become entities.
-    static func pango(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func pango(_ text: String) -> String { Markup.escaped(text) }
 
     /// Text for a tmux format string: `#` starts a format there, so it is doubled.
     static func tmux(_ text: String) -> String {

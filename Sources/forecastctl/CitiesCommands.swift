@@ -1,5 +1,6 @@
 import ArgumentParser
 import CitiesCSV
+import Control
 import FileStore
 import ForecastModel
 import Foundation
@@ -338,9 +339,8 @@ enum CitiesJSON {
                 id: $0.id, name: $0.name, admin1: $0.admin1, country: $0.countryCode, latitude: $0.coordinate.latitude,
                 longitude: $0.coordinate.longitude, favorite: $0.favorite, added: $0.added?.description)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(output)) ?? Data("[]".utf8), as: UTF8.self)
+        return String(
+            decoding: (try? ControlCoder.encoder(snakeCase: false).encode(output)) ?? Data("[]".utf8), as: UTF8.self)
     }
 }
 

@@ -293,9 +293,6 @@ enum PlaceJSON {
             name: place.name, admin1: place.admin1, country: place.country, countryCode: place.countryCode,
             population: place.population, latitude: place.coordinate.latitude, longitude: place.coordinate.longitude,
             timezone: place.timezone, distanceKm: place.distanceKm.rounded(places: 3))
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(output)) ?? Data("{}".utf8), as: UTF8.self)
+        return String(decoding: (try? ControlCoder.encoder.encode(output)) ?? Data("{}".utf8), as: UTF8.self)
     }
 }

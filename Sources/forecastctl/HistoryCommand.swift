@@ -1,5 +1,6 @@
 import ArgumentParser
 import CitiesCSV
+import Control
 import ForecastModel
 import Foundation
 import History
@@ -335,9 +336,6 @@ enum HistoryText {
                     precipitation: round(day.precipitationSum.map(units.precipitation.convert(fromMillimetres:))),
                     precipitationProbability: round(day.precipitationProbability), condition: day.condition?.rawValue)
             })
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(output)) ?? Data("{}".utf8), as: UTF8.self)
+        return String(decoding: (try? ControlCoder.encoder.encode(output)) ?? Data("{}".utf8), as: UTF8.self)
     }
 }

@@ -11,6 +11,7 @@ import Location
 import Logging
 import NIOCore
 import NIOPosix
+import Notifications
 import ServiceLifecycle
 import Settings
 import Systemd
@@ -66,13 +67,17 @@ public struct DaemonComposition: Sendable {
         return chosen
     }
 
-    /// Removes what a crash of an earlier run left behind: temporary files of the state and status
-    /// files' atomic writes, a socket bound under its temporary name by a daemon that is gone, and
-    /// all but the newest ``Leftovers/keptSetAsideCopies`` copies of an unreadable saved state.
-    static func removeLeftovers(stateFiles: [String], statusFile: String, socketPath: String, logger: Logger) {
-        var removed: [String] = []
-        for path in stateFiles + [statusFile] { removed += Leftovers.removeTemporaries(of: path) }
-        removed += Leftovers.pruneSetAside(of: stateFiles[0])
+    /// Removes what a crash of an earlier run left behind: temporary files of the state files' and the
+    /// status file's atomic writes, all but the newest ``Leftovers/keptSetAsideCopies`` copies of each
+    /// unreadable state file, and a socket bound under its temporary name by a daemon that is gone.
+    static func removeLeftovers(
+        store: StateStore, ipCachePath: String, statusFile: String, socketPath: String, logger: Logger
+    ) {
+        var removed = store.removeLeftovers()
+        removed += NotificationStore(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent().path, logger: logger)
+            .removeLeftovers()
+        removed += IPLocationProvider.removeLeftovers(cachePath: ipCachePath)
+        removed += Leftovers.removeTemporaries(of: statusFile)
         removed += Leftovers.removeOrphans(
             prefix: ".forecastd.sock.", in: URL(fileURLWithPath: socketPath).deletingLastPathComponent().path)
         if !removed.isEmpty {
@@ -148,7 +153,7 @@ public struct DaemonComposition: Sendable {
         }
         // After the load, which may set one more unreadable copy aside; before anything is written.
         Self.removeLeftovers(
-            stateFiles: [store.path, ipCachePath],
+            store: store, ipCachePath: ipCachePath,
             statusFile: configuration.statusFile, socketPath: configuration.socketPath, logger: logger)
         // Judged once before anything is served: the first report a client or systemd sees already
         // has the pin, rather than the blank state the actor starts from.

@@ -5,6 +5,7 @@ import DaemonState
 import DesktopNotifications
 import Fetching
 import ForecastModel
+import FileStore
 import Foundation
 import Logging
 import Notifications
@@ -113,19 +114,13 @@ extension DaemonComposition {
     }
 
     /// A shipped file of region shapes (`meteoalarm-areas.jsonl`, `nuts-regions.jsonl`), found as the
-    /// gazetteer is: in the resource bundle beside the executable, under `../share/forecastd`,
-    /// `/usr/local/share/forecastd`, `/usr/share/forecastd`, or the source tree of a development build. nil when
-    /// none is there.
+    /// gazetteer is (``InstalledResource``): in the resource bundle beside the executable, under
+    /// `../share/forecastd`, `/usr/local/share/forecastd`, `/usr/share/forecastd`, or the source tree of a
+    /// development build. nil when none is there.
     static func sharedFile(_ name: String) -> URL? {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        let directory = executable.deletingLastPathComponent()
-        let candidates = [
-            directory.appendingPathComponent(MeteoAlarmAreas.resourceBundleName).appendingPathComponent(name),
-            directory.deletingLastPathComponent().appendingPathComponent("share/forecastd").appendingPathComponent(name),
-            URL(fileURLWithPath: "/usr/local/share/forecastd").appendingPathComponent(name),
-            URL(fileURLWithPath: "/usr/share/forecastd").appendingPathComponent(name),
-            MeteoAlarmAreas.sourceTreeURL.deletingLastPathComponent().appendingPathComponent(name),
-        ]
-        return candidates.first { FileManager.default.isReadableFile(atPath: $0.path) }
+        let place = InstalledResource.Place(
+            bundle: MeteoAlarmAreas.resourceBundleName, inBundle: name,
+            sourceTree: MeteoAlarmAreas.sourceTreeURL.deletingLastPathComponent().appendingPathComponent(name).path)
+        return try? InstalledResource.locate(place, accepts: { FileManager.default.isReadableFile(atPath: $0) })
     }
 }

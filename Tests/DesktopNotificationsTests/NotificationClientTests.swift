@@ -1,6 +1,7 @@
 import DBus
 import DesktopNotifications
 import Foundation
+import Localization
 import TestSupport
 import Testing
 
@@ -263,7 +264,7 @@ struct NotificationValueTests {
 
     @Test("Markup escapes &, < and >, and only those")
     func escaping() {
-        #expect(NotificationBody.escape("a < b && c > d \"q\" 'a'") == "a &lt; b &amp;&amp; c &gt; d \"q\" 'a'")
+        #expect(Markup.escaped("a < b && c > d \"q\" 'a'") == "a &lt; b &amp;&amp; c &gt; d \"q\" 'a'")
         let body: NotificationBody = "Fog <1 km"
         #expect(body.markup == "Fog &lt;1 km")
         #expect(body.plainText == "Fog <1 km")

@@ -25,7 +25,8 @@ struct CrashLeftoversTests {
         try child.run()
         child.waitUntilExit()
         let leftovers = [
-            state + "/.state.json.tmp-Ab12Cd", state + "/.ip-location.json.tmp-Xy34Zw", run + "/.report.json.tmp-Qq11Rr",
+            state + "/.state.json.tmp-Ab12Cd", state + "/.ip-location.json.tmp-Xy34Zw",
+            state + "/.notifications.json.tmp-Nn56Pq", run + "/.report.json.tmp-Qq11Rr",
             run + "/.forecastd.sock.\(child.processIdentifier)",
         ]
         let copies = (0..<5).map { state + "/state.json.corrupt-\(1_700_000_000 + $0 * 1000)" }
@@ -55,16 +56,28 @@ struct CrashLeftoversTests {
         server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
         let directory = try DaemonProcess.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // A directory where state.json should be: the rename of every save fails, even for root.
-        let blocker = directory.path + "/state/forecastd/state.json"
-        try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: true)
-
         let daemon = try DaemonProcess.start(
             config: settingsText(
                 gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"),
                 pin: (-34.9011, -56.1645, "Montevideo")),
             in: directory)
         try await daemon.waitForSocket()
+        // A directory where state.json should be: the rename of every save fails, even for root. Put there
+        // once the first forecast is saved (a directory found there at the start is set aside), then a
+        // refresh brings a forecast to save.
+        let blocker = directory.path + "/state/forecastd/state.json"
+        try await daemon.wait(for: "the first forecast saved") {
+            (try? await socketReport(daemon.socketPath))?.current != nil && FileManager.default.fileExists(atPath: blocker)
+        }
+        while true {
+            try? FileManager.default.removeItem(atPath: blocker)
+            if mkdir(blocker, 0o700) == 0 { break }
+            try #require(errno == EEXIST, "cannot make \(blocker): \(String(cString: strerror(errno)))")
+        }
+        let first = try await runTool(
+            DaemonProcess.binDirectory.appendingPathComponent("forecastctl"), ["refresh", "--config", daemon.configPath],
+            environment: DaemonProcess.environment(for: daemon.directory))
+        #expect(first.status == 0)
         var report = try await socketReport(daemon.socketPath)
         try await daemon.wait(for: "the state error in the report") {
             report = try await socketReport(daemon.socketPath)

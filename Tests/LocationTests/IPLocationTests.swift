@@ -28,14 +28,14 @@ struct IPLocationTests {
 
     func withLookups(
         _ server: ReplayServer, cachePath: String, timeout: Duration = .seconds(5),
-        services: [IPGeolocationService] = [.ipinfo, .ipapi, .ipAPI],
+        services: [IPGeolocationService] = [.ipinfo, .ipapi, .ipAPI], logger: Logger? = nil,
         _ body: (IPLocationProvider) async throws -> Void
     ) async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let provider = IPLocationProvider(
             endpoints: services.map { IPLocationProvider.Endpoint(service: $0, url: server.url("/\($0.rawValue)")) },
             client: client, userAgent: Self.userAgent, timeout: timeout,
-            cachePath: cachePath, logger: logger)
+            cachePath: cachePath, logger: logger ?? self.logger)
         do {
             try await body(provider)
         } catch {
@@ -125,6 +125,37 @@ struct IPLocationTests {
             #expect(saved.contains("\"service\" : \"ipinfo\""))
             var info = stat()
             #expect(stat(cachePath, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        }
+    }
+
+    @Test(
+        "a saved lookup of another version, or one that is not JSON, is set aside and logged once; a lookup is made",
+        arguments: [
+            #"{"version":2,"lookedUpAt":"2026-11-28T08:00:00Z","lastAttempt":"2026-11-28T08:00:00Z"}"#,
+            #"{"version":1,"lastAttempt":"#,
+        ])
+    func unusableCacheSetAside(saved: String) async throws {
+        try await withServer { server in
+            server.setRoute(path: "/ipinfo", try .fixture("ip-geolocation/ipinfo-mountain-view.json"))
+            let cachePath = temporaryCachePath()
+            let directory = URL(fileURLWithPath: cachePath).deletingLastPathComponent().path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data(saved.utf8).write(to: URL(fileURLWithPath: cachePath))
+            let (logger, log) = RecordingLogHandler.logger()
+
+            try await withLookups(server, cachePath: cachePath, logger: logger) { provider in
+                let events = await run(provider, events: 1)
+                #expect(events.count == 1)
+            }
+            #expect(server.requestCount(path: "/ipinfo") == 1)
+            let warnings = log.all.filter { $0.message == "The saved IP lookup cannot be read; it will be done again." }
+            #expect(warnings.count == 1)
+            let aside = try #require(warnings.first?.metadata["set_aside_as"].map { "\($0)" })
+            #expect(aside.hasPrefix(cachePath + ".corrupt-"))
+            // The bad file is kept where someone can look at it; the new lookup took its place.
+            #expect(try String(contentsOfFile: aside, encoding: .utf8) == saved)
+            #expect(try String(contentsOfFile: cachePath, encoding: .utf8).contains("\"service\" : \"ipinfo\""))
         }
     }
 
