@@ -87,7 +87,7 @@ let package = Package(
         /// Crash-safe file writes (temp + fsync + rename) for settings, state and status files; bounded reads of
         /// files anyone may have put in place (settings, catalogues); sizes as every refusal writes them.
         .target(name: "FileStore", swiftSettings: strict),
-        .testTarget(name: "FileStoreTests", dependencies: ["FileStore"], swiftSettings: strict),
+        .testTarget(name: "FileStoreTests", dependencies: ["FileStore", "TestSupport"], swiftSettings: strict),
 
         // MARK: Settings
 
@@ -101,7 +101,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SettingsTests", dependencies: ["Settings", "ForecastModel"], swiftSettings: strict),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "ForecastModel", "TestSupport"], swiftSettings: strict),
 
         // MARK: Cities as CSV
 
@@ -148,7 +148,7 @@ let package = Package(
             resources: [.copy("Resources/gazetteer.bin")],
             swiftSettings: strict
         ),
-        .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer"], swiftSettings: strict),
+        .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer", "TestSupport"], swiftSettings: strict),
 
         // MARK: Location
 

@@ -22,12 +22,15 @@ public enum Fixtures {
     }
 }
 
-/// Runs blocking work (a blocking socket client, waiting for a process) on a thread of its own.
+/// Runs blocking work (a blocking socket client, waiting for a process, seconds of computing) on a thread of its own.
 ///
-/// The Swift concurrency pool has one thread per core (two here): tests that block it would starve
-/// the very servers they talk to when they run in the same process.
+/// The Swift concurrency pool has one thread per core (two here): a test that blocks it, or computes on it for
+/// seconds, holds up every other test's awaits for that long when the suite runs in parallel (the servers they
+/// talk to, and the deadlines they time, among them). On a thread of its own it shares the cores instead.
+/// Expectations belong after the await: an issue recorded on that thread would belong to no test.
 public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
+

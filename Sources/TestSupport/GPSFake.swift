@@ -152,27 +152,12 @@ public final class GPSFake: @unchecked Sendable {
 
     /// ``stop()`` for async code, waiting on a thread of its own.
     public func stop() async {
-        await Self.onOwnThread { self.stop() }
+        _ = try? await onOwnThread { self.stop() }
     }
 
     /// ``killGPSD()`` for async code, waiting on a thread of its own.
     public func killGPSD() async {
-        await Self.onOwnThread { self.killGPSD() }
-    }
-
-    private static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
-    }
-
-    private static func onOwnThread(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { continuation in
-            Thread {
-                work()
-                continuation.resume()
-            }.start()
-        }
+        _ = try? await onOwnThread { self.killGPSD() }
     }
 
     /// `python3 -c` code that clears the inherited signal mask, then runs `argv[1:]` under the same python.

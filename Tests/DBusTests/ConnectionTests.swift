@@ -263,7 +263,8 @@ struct ConnectionTests {
             } throws: { error in (error as? DBusError)?.remoteName == .noReply }
             let waited = ContinuousClock.now - started
             // The bus thread woke for sd-bus's deadline, not for a reply and not much later.
-            #expect(waited >= .milliseconds(300) && waited < .seconds(5), "timed out after \(waited)")
+            // (sd-bus's own default is 25 s; the bound leaves room for a loaded machine.)
+            #expect(waited >= .milliseconds(300) && waited < .seconds(20), "timed out after \(waited)")
             #expect(try await busCall(caller, "ListNames").signature == "as")
             await caller.close()
         }
@@ -280,7 +281,7 @@ struct ConnectionTests {
             let started = ContinuousClock.now
             call.cancel()
             await #expect(throws: DBusError.cancelled) { try await call.value }
-            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(ContinuousClock.now - started < .seconds(20))  // not sd-bus's 25 s; slack for a loaded machine
             // The connection is unharmed.
             #expect(try await busCall(caller, "ListNames").signature == "as")
             await caller.close()

@@ -73,8 +73,9 @@ struct LiveLanguageTests {
 
         let switched = ContinuousClock.now
         try writeAndRename(settings(language: "es"), to: daemon.configPath)
-        try await daemon.wait(for: "the status file in Spanish", timeout: .seconds(1)) { contents(bar) != english }
-        #expect(ContinuousClock.now - switched < .seconds(1))
+        // At once, not at the next refresh: within milliseconds on an idle machine; the bound leaves room for a loaded one.
+        try await daemon.wait(for: "the status file in Spanish", timeout: .seconds(5)) { contents(bar) != english }
+        #expect(ContinuousClock.now - switched < .seconds(5))
         // 18.5 °C in Samara: a decimal comma in the text line.
         #expect(contents(bar).contains("18,5°C"), "\(contents(bar))")
         let spanish = try await request(daemon, #"{"request":"report","format":"waybar"}"#)

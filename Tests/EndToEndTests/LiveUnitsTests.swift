@@ -49,7 +49,7 @@ struct LiveUnitsTests {
         #expect(edit.stdout.contains("units.wind: (none) → kn"))
         let file = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         #expect(file.contains("[units]\npreset = \"metric\"\nwind = \"kn\"\n") && !file.contains("\nunits = "))
-        try await daemon.wait(for: "knots in the bar", timeout: .seconds(1)) { try await waybar(daemon).contains(" kn") }
+        try await daemon.wait(for: "knots in the bar", timeout: .seconds(5)) { try await waybar(daemon).contains(" kn") }
         let knots = try await socketReport(daemon.socketPath)
         #expect(knots.units.windSpeed == "kn")
         #expect(knots.units.system == "metric")
@@ -61,7 +61,7 @@ struct LiveUnitsTests {
         // The socket's units request takes the same words.
         let bft = try await request("units wind bft", daemon)
         #expect(bft.ok, "\(bft.message)")
-        try await daemon.wait(for: "Beaufort in the bar", timeout: .seconds(1)) {
+        try await daemon.wait(for: "Beaufort in the bar", timeout: .seconds(5)) {
             try await socketReport(daemon.socketPath).units.windSpeed == "Bft"
         }
         let beaufort = try await socketReport(daemon.socketPath)
@@ -72,7 +72,7 @@ struct LiveUnitsTests {
         // A preset sets the preset and removes the quantities set apart from it.
         let uk = try await request("units uk", daemon)
         #expect(uk.ok, "\(uk.message)")
-        try await daemon.wait(for: "the uk preset", timeout: .seconds(1)) {
+        try await daemon.wait(for: "the uk preset", timeout: .seconds(5)) {
             try await socketReport(daemon.socketPath).units.system == "uk"
         }
         let british = try await socketReport(daemon.socketPath)

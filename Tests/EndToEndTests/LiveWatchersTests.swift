@@ -46,21 +46,29 @@ struct LiveWatchersTests {
         #expect(rename(path + ".new", path) == 0)
     }
 
+    /// How soon after an edit every watcher must have the new form. Before issue 23 they never got it (only a
+    /// restarted bar did); the daemon sends it within milliseconds of the rename. The bound leaves room for a
+    /// loaded machine (CI's two cores, eight tests at a time), not for a change that waits for the next refresh.
+    static let atOnce = Duration.seconds(5)
+
     /// Makes the edit, then reads each watcher's lines until `expected` holds for its latest one; every watcher
-    /// must get there within a second of the edit.
+    /// must get there within ``atOnce`` of the edit.
     func expectEveryWatcher(
         _ daemon: DaemonProcess, _ watchers: [(request: String, connection: RawConnection)], after text: String,
         _ expected: @escaping @Sendable (_ request: String, _ line: String) -> Bool
     ) async throws {
         let edited = ContinuousClock.now
         try edit(daemon, appending: text)
-        for (request, connection) in watchers {
-            let (line, at) = try await onOwnThread { () -> (String, ContinuousClock.Instant) in
+        // All read on one thread, each line timed as it is read: no await between two watchers to delay the clock.
+        let arrivals = try await onOwnThread { () -> [(request: String, line: String, at: ContinuousClock.Instant)] in
+            try watchers.map { request, connection in
                 var line = ""
-                while !expected(request, line) { line = try connection.readLine(timeout: 5) }
-                return (line, ContinuousClock.now)
+                while !expected(request, line) { line = try connection.readLine(timeout: 10) }
+                return (request, line, ContinuousClock.now)
             }
-            #expect(at - edited < .seconds(1), "\(request): the new form came \(at - edited) after the edit: \(line)")
+        }
+        for (request, line, at) in arrivals {
+            #expect(at - edited < Self.atOnce, "\(request): the new form came \(at - edited) after the edit: \(line)")
         }
     }
 
@@ -103,12 +111,14 @@ struct LiveWatchersTests {
         try Data(original.replacingOccurrences(of: "units = \"metric\"", with: "units = \"imperial\"").utf8)
             .write(to: URL(fileURLWithPath: daemon.configPath + ".new"))
         #expect(rename(daemon.configPath + ".new", daemon.configPath) == 0)
-        for (request, connection) in watchers {
-            let at = try await onOwnThread { () -> ContinuousClock.Instant in
-                while !(try connection.readLine(timeout: 5)).contains("°F") {}
-                return ContinuousClock.now
+        let arrivals = try await onOwnThread { () -> [(request: String, at: ContinuousClock.Instant)] in
+            try watchers.map { request, connection in
+                while !(try connection.readLine(timeout: 10)).contains("°F") {}
+                return (request, ContinuousClock.now)
             }
-            #expect(at - edited < .seconds(1), "\(request): °F came \(at - edited) after the edit")
+        }
+        for (request, at) in arrivals {
+            #expect(at - edited < Self.atOnce, "\(request): °F came \(at - edited) after the edit")
         }
         #expect(await daemon.stop() == 0)
         try await server.shutdown()
@@ -143,12 +153,12 @@ struct LiveWatchersTests {
         try Data(original.replacingOccurrences(of: "template = \"{temp}\"", with: "template = \"{condition} {temp}\"").utf8)
             .write(to: URL(fileURLWithPath: daemon.configPath + ".new"))
         #expect(rename(daemon.configPath + ".new", daemon.configPath) == 0)
-        try await daemon.wait(for: "the new template", timeout: .seconds(1)) { contents().hasPrefix("Overcast 19") }
+        try await daemon.wait(for: "the new template", timeout: Self.atOnce) { contents().hasPrefix("Overcast 19") }
         // A template watcher follows the language: its words, the same template.
         try await expectEveryWatcher(daemon, watchers.filter { $0.request.contains("template") }, after: "[display]\nlanguage = \"de\"") {
             _, line in line.contains("Bedeckt")
         }
-        #expect(ContinuousClock.now - edited < .seconds(5))
+        #expect(ContinuousClock.now - edited < Self.atOnce * 3)
         #expect(await daemon.stop() == 0)
         try await server.shutdown()
     }

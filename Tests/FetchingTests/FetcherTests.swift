@@ -138,7 +138,7 @@ struct FetcherTests {
             let error = await Self.failure { () async throws(FetchFailure) in try await fetcher.get(server.url("/a")) }
             #expect(error?.kind == .timeout)
             #expect(error?.detail == "no answer within 1 s")
-            #expect(ContinuousClock.now - started < .seconds(10))  // slack for a loaded machine
+            #expect(ContinuousClock.now - started < .seconds(60))  // not the body's end (never); slack for a loaded machine
         }
     }
 
@@ -175,7 +175,7 @@ struct FetcherTests {
 
     @Test("An announced body over the cap is refused without reading it")
     func announcedOversize() async throws {
-        try await Self.withFetcher(timeout: .seconds(30)) { server, fetcher in
+        try await Self.withFetcher(timeout: .seconds(300)) { server, fetcher in
             // The server announces 4 KiB and then sends nothing: reading any of it would wait for the deadline.
             server.setRoute(
                 path: "/a", ReplayResponse(body: String(repeating: "x", count: 4096)).behaving(.stallBody(afterBytes: 0)))
@@ -183,13 +183,13 @@ struct FetcherTests {
             let error = await Self.failure { () async throws(FetchFailure) in try await fetcher.get(server.url("/a")) }
             #expect(error?.kind == .tooLarge(limit: 1024))
             #expect(error?.description == "test-service: the response is larger than 1 KiB")
-            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(ContinuousClock.now - started < .seconds(60))  // not the 5-minute deadline; slack for a loaded machine
         }
     }
 
     @Test("A streamed body over the cap is refused at the cap, not read to its end")
     func streamedOversize() async throws {
-        try await Self.withFetcher(timeout: .seconds(30)) { server, fetcher in
+        try await Self.withFetcher(timeout: .seconds(300)) { server, fetcher in
             // Chunked, so no length is announced; 2 KiB arrive and then the server stalls: only stopping at the
             // cap answers before the deadline.
             server.setRoute(
@@ -199,7 +199,7 @@ struct FetcherTests {
             let started = ContinuousClock.now
             let error = await Self.failure { () async throws(FetchFailure) in try await fetcher.get(server.url("/a")) }
             #expect(error?.kind == .tooLarge(limit: 1024))
-            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(ContinuousClock.now - started < .seconds(60))  // not the 5-minute deadline; slack for a loaded machine
             // A body exactly at the cap is read.
             server.setRoute(path: "/b", ReplayResponse(body: String(repeating: "y", count: 1024)))
             let atCap = try await fetcher.get(server.url("/b"))

@@ -1,6 +1,7 @@
 import ForecastModel
 import Foundation
 import Gazetteer
+import TestSupport
 import Testing
 
 /// The places a map shows as dots when it has no tiles: the largest in its view.
@@ -41,7 +42,7 @@ struct AreaSearchTests {
         }
         // Checking every place takes seconds: off the two-thread cooperative pool.
         let checkedAreas = areas
-        let mismatches = try await offThePool { () -> [String] in
+        let mismatches = try await onOwnThread { () -> [String] in
             var mismatches: [String] = []
             for area in checkedAreas {
                 let slow = gazetteer.largestPlacesBruteForce(in: area, limit: 300)

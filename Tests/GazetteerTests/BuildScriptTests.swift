@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The repository's root, found from this file's real path (a development package may link to it).
@@ -24,8 +25,8 @@ struct BuildScriptTests {
     func reproducible() async throws {
         let directory = try TemporaryDirectory()
         let output = directory.url.appendingPathComponent("rebuilt.bin")
-        // Seconds of waiting for python: off the cooperative pool (``offThePool(_:)``).
-        let (status, message) = try await offThePool { () throws -> (Int32, String) in
+        // Seconds of waiting for python: off the cooperative pool (``onOwnThread(_:)``).
+        let (status, message) = try await onOwnThread { () throws -> (Int32, String) in
             try Self.runScript(output: output)
         }
         #expect(status == 0, "\(message)")

@@ -1,6 +1,7 @@
 import ForecastModel
 import Foundation
 import Gazetteer
+import TestSupport
 import Testing
 
 @Suite("Nearest place")
@@ -142,8 +143,8 @@ struct NearestPlaceTests {
 
     @Test("the tree search gives exactly the brute-force answer")
     func matchesBruteForce() async throws {
-        // About 2,000 full scans: seconds of work, done off the cooperative pool (``offThePool(_:)``).
-        let mismatch = try await offThePool { () throws -> String? in
+        // About 2,000 full scans: seconds of work, done off the cooperative pool (``onOwnThread(_:)``).
+        let mismatch = try await onOwnThread { () throws -> String? in
             let gazetteer = try openShipped()
             for point in Self.probePoints(gazetteer: gazetteer, seed: 0x5EED_0001) {
                 let at = "at \(point.latitude), \(point.longitude)"
@@ -167,7 +168,7 @@ struct NearestPlaceTests {
     func matchesHaversine() async throws {
         // Independent of the stored vectors: haversine over every place's reported coordinate (60 full scans,
         // off the cooperative pool).
-        let found = try await offThePool { () throws -> [(point: Coordinate, best: Double, answer: Double?)] in
+        let found = try await onOwnThread { () throws -> [(point: Coordinate, best: Double, answer: Double?)] in
             let gazetteer = try openShipped()
             let coordinates = (0..<gazetteer.count).map { gazetteer.coordinate(at: $0) }
             var generator = SeededGenerator(seed: 0x5EED_0002)

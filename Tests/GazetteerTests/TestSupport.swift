@@ -50,14 +50,3 @@ final class TemporaryDirectory {
         return file
     }
 }
-
-/// Runs `work` on a thread of its own and returns its result.
-///
-/// For the few tests that compute for seconds: Swift's cooperative pool has one thread per core (two here),
-/// and a test computing on it holds up every other test's async work for that long when the suite runs in
-/// parallel. On a thread of its own it shares the cores with everything else instead.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}

@@ -220,7 +220,7 @@ struct GPSDLocationProviderTests {
         }
     }
 
-    @Test("cancelling the task stops the reader within a second, closes the connection and ends the events")
+    @Test("cancelling the task stops the reader at once, closes the connection and ends the events")
     func cancellationWhileStreaming() async throws {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
             let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
@@ -235,7 +235,8 @@ struct GPSDLocationProviderTests {
                 task.cancel()
                 await task.value
             }
-            #expect(elapsed < .seconds(1), "run returned \(elapsed) after cancellation")
+            // Milliseconds on an idle machine; the bound leaves room for a loaded one (CI's two cores).
+            #expect(elapsed < .seconds(5), "run returned \(elapsed) after cancellation")
             #expect(establishedConnections(toPort: fake.port) == 0)
             // run returns once the reader has closed the connection and can deliver nothing more; the
             // thread's own exit follows within moments.
@@ -254,7 +255,7 @@ struct GPSDLocationProviderTests {
     func cancellationDuringBackoff() async throws {
         let port = try GPSFake.freePort()
         let provider = GPSDLocationProvider(
-            port: port, backoff: .init(initial: .seconds(30), maximum: .seconds(30)), logger: quietLogger())
+            port: port, backoff: .init(initial: .seconds(300), maximum: .seconds(300)), logger: quietLogger())
         let recorder = EventRecorder()
         let task = Task { await provider.run { recorder.append($0) } }
         _ = try #require(await recorder.first(within: 5) { $0.isUnavailable })
@@ -262,7 +263,7 @@ struct GPSDLocationProviderTests {
             task.cancel()
             await task.value
         }
-        #expect(elapsed < .seconds(1), "run returned \(elapsed) after cancellation")
+        #expect(elapsed < .seconds(30), "run returned \(elapsed) after cancellation")  // not the 5-minute backoff
     }
 
     @Test("the reader thread sits idle between reports instead of spinning")

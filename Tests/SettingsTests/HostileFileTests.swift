@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Settings
@@ -79,8 +80,8 @@ struct HostileFileTests {
 
     @Test("a large file allowed in size is decoded in a number of steps linear in its size", arguments: Shape.allCases)
     func linearDecoding(shape: Shape) async throws {
-        // A second or two of decoding each: off the cooperative pool (``offThePool(_:)``).
-        let (bytes, problems, cost) = try await offThePool {
+        // A second or two of decoding each: off the cooperative pool (``onOwnThread(_:)``).
+        let (bytes, problems, cost) = try await onOwnThread {
             let text = shape.text(bytes: Settings.maximumFileSize)
             var decoder = SettingsDecoder(text: text, path: settingsPath)
             _ = decoder.decode(over: userDefaults)

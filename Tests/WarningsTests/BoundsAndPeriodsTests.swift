@@ -133,7 +133,7 @@ struct BoundsAndPeriodsTests {
     // MARK: G2: many warnings
 
     @Test("G2: 10,000 warnings in one answer: the 2,000 most severe are read, 20 reported, the rest counted")
-    func tenThousandWarnings() throws {
+    func tenThousandWarnings() async throws {
         var root = try Alerts.json(Self.minneapolis)
         let feature = try #require((root["features"] as? [[String: Any]])?.first)
         root["features"] = (0..<10_000).map { index -> [String: Any] in
@@ -146,7 +146,9 @@ struct BoundsAndPeriodsTests {
             copy["properties"] = properties
             return copy
         }
-        let feed = try NWSDecoder.decode(try Alerts.encode(root), askedPoint: Self.asked)
+        let answer = try Alerts.encode(root)
+        // Seconds of decoding: off the cooperative pool (see ``onOwnThread(_:)``).
+        let feed = try await onOwnThread { try NWSDecoder.decode(answer, askedPoint: Self.asked) }
         #expect(feed.messages.count == WarningLimits.maxMessagesPerFeed)
         #expect(feed.omitted == 10_000 - WarningLimits.maxMessagesPerFeed)
         #expect(feed.messages.filter { $0.warning.severity == .severe }.count == 100)
@@ -193,15 +195,19 @@ struct BoundsAndPeriodsTests {
     }
 
     @Test("G6: an answer whose shapes hold more than 250,000 positions is refused whole, by name")
-    func tooManyPositionsInAnswer() throws {
+    func tooManyPositionsInAnswer() async throws {
+        // Seconds of building and decoding answers: off the cooperative pool (see ``onOwnThread(_:)``).
+        let (refusal, covering) = try await onOwnThread { () throws -> (Result<DecodedFeed, any Error>, Int) in
+            let tooMany = try Self.nwsAnswer(polygons: Array(repeating: 90_000, count: 3))
+            let refusal = Result { try NWSDecoder.decode(tooMany, askedPoint: Self.asked) }
+            // 200,000 positions are read, and place their warnings.
+            let feed = try NWSDecoder.decode(try Self.nwsAnswer(polygons: Array(repeating: 19_999, count: 10)), askedPoint: Self.asked)
+            return (refusal, WarningMatcher().match(feed, at: Self.asked).covering.count)
+        }
         #expect(throws: WarningError(
             source: "nws", reason: .tooComplex(limit: 250_000),
-            detail: "the answer's shapes hold more than 250000 positions; it was not used")) {
-            try NWSDecoder.decode(try Self.nwsAnswer(polygons: Array(repeating: 90_000, count: 3)), askedPoint: Self.asked)
-        }
-        // 200,000 positions are read, and place their warnings.
-        let feed = try NWSDecoder.decode(try Self.nwsAnswer(polygons: Array(repeating: 19_999, count: 10)), askedPoint: Self.asked)
-        #expect(WarningMatcher().match(feed, at: Self.asked).covering.count == 10)
+            detail: "the answer's shapes hold more than 250000 positions; it was not used")) { try refusal.get() }
+        #expect(covering == 10)
     }
 
     @Test("G6: a CAP polygon of 1,000,000 positions is refused before it is read into positions")
