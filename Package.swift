@@ -513,6 +513,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "DBus",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -21,20 +21,12 @@ struct FetcherTests {
         timeout: Duration = .seconds(5), maxBodyBytes: Int = 1024,
         _ body: (ReplayServer, Fetcher) async throws -> Void
     ) async throws {
-        let server = try await ReplayServer.start()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let fetcher = Fetcher(
-            service: "test-service", client: client, userAgent: userAgent,
-            limits: Fetcher.Limits(timeout: timeout, maxBodyBytes: maxBodyBytes), logger: Logger(label: "test"))
-        do {
+        try await ReplayServer.withClient { server, client in
+            let fetcher = Fetcher(
+                service: "test-service", client: client, userAgent: userAgent,
+                limits: Fetcher.Limits(timeout: timeout, maxBodyBytes: maxBodyBytes), logger: Logger(label: "test"))
             try await body(server, fetcher)
-        } catch {
-            try? await client.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await client.shutdown()
-        try await server.shutdown()
     }
 
     static func failure(_ work: () async throws(FetchFailure) -> HTTPAnswer) async -> FetchFailure? {
@@ -117,10 +109,10 @@ struct FetcherTests {
     @Test("Nobody listening on the port: offline")
     func refusedPort() async throws {
         let port = try GPSFake.freePort()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = ReplayServer.makeClient()
         let fetcher = Fetcher(
             service: "test-service", client: client, userAgent: Self.userAgent,
-            limits: .init(timeout: .seconds(2), maxBodyBytes: 1024), logger: Logger(label: "test"))
+            limits: .init(timeout: .seconds(300), maxBodyBytes: 1024), logger: Logger(label: "test"))
         let error = await Self.failure { () async throws(FetchFailure) in
             try await fetcher.get(URL(string: "http://127.0.0.1:\(port)/a")!)
         }

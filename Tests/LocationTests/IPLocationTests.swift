@@ -31,7 +31,7 @@ struct IPLocationTests {
         services: [IPGeolocationService] = [.ipinfo, .ipapi, .ipAPI], logger: Logger? = nil,
         _ body: (IPLocationProvider) async throws -> Void
     ) async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let client = ReplayServer.makeClient()
         let provider = IPLocationProvider(
             endpoints: services.map { IPLocationProvider.Endpoint(service: $0, url: server.url("/\($0.rawValue)")) },
             client: client, userAgent: Self.userAgent, timeout: timeout,
@@ -57,14 +57,7 @@ struct IPLocationTests {
     }
 
     func withServer(_ body: (ReplayServer) async throws -> Void) async throws {
-        let server = try await ReplayServer.start()
-        do {
-            try await body(server)
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await ReplayServer.with(body)
     }
 
     func temporaryCachePath() -> String {

@@ -70,20 +70,12 @@ enum Alerts {
         timeout: Duration = .seconds(60),
         _ body: (ReplayServer, WarningSourceContext) async throws -> Void
     ) async throws {
-        let server = try await ReplayServer.start()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let context = WarningSourceContext(
-            httpClient: client, userAgent: userAgent, timeout: timeout, coordinatePrecision: coordinatePrecision,
-            logger: Logger(label: "test"), now: { clock.now })
-        do {
+        try await ReplayServer.withClient { server, client in
+            let context = WarningSourceContext(
+                httpClient: client, userAgent: userAgent, timeout: timeout, coordinatePrecision: coordinatePrecision,
+                logger: Logger(label: "test"), now: { clock.now })
             try await body(server, context)
-        } catch {
-            try? await client.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await client.shutdown()
-        try await server.shutdown()
     }
 
     /// The error a call threw; records an issue when it returned instead.

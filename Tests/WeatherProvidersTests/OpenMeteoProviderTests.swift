@@ -21,21 +21,13 @@ struct OpenMeteoProviderTests {
         timeout: Duration = .seconds(5), query: String? = nil,
         _ body: (ReplayServer, OpenMeteoProvider) async throws -> Void
     ) async throws {
-        let server = try await ReplayServer.start()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        var url = server.url(path)
-        if let query { url = URL(string: url.absoluteString + "?" + query)! }
-        let provider = OpenMeteoProvider(
-            url: url, fetcher: .test(client: client, userAgent: userAgent, timeout: timeout), now: { fetchedAt })
-        do {
+        try await ReplayServer.withClient { server, client in
+            var url = server.url(path)
+            if let query { url = URL(string: url.absoluteString + "?" + query)! }
+            let provider = OpenMeteoProvider(
+                url: url, fetcher: .test(client: client, userAgent: userAgent, timeout: timeout), now: { fetchedAt })
             try await body(server, provider)
-        } catch {
-            try? await client.shutdown()
-            try? await server.shutdown()
-            throw error
         }
-        try await client.shutdown()
-        try await server.shutdown()
     }
 
     static func failure(_ provider: OpenMeteoProvider, at coordinate: Coordinate = samara) async -> ProviderError? {
@@ -281,7 +273,8 @@ struct OpenMeteoProviderTests {
     func closedPort() async throws {
         // Not a released server's port: a replay server of a test running in parallel could be given it.
         let url = try #require(URL(string: "http://127.0.0.1:\(try GPSFake.freePort())\(Self.path)"))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // The daemon's client, which does not retry a refused connection until the deadline.
+        let client = ReplayServer.makeClient()
         let provider = OpenMeteoProvider(
             url: url, fetcher: .test(client: client, userAgent: Self.userAgent, timeout: .seconds(300)))
         let started = ContinuousClock.now

@@ -81,19 +81,7 @@ final class LogCapture: Sendable {
 
 /// Runs `body` with a fresh replay server and HTTP client, and tears both down whatever happens.
 func withServer(_ body: (ReplayServer, HTTPClient) async throws -> Void) async throws {
-    let server = try await ReplayServer.start()
-    var configuration = HTTPClient.Configuration()
-    configuration.connectionPool.retryConnectionEstablishment = false
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    do {
-        try await body(server, client)
-    } catch {
-        try? await client.shutdown()
-        try? await server.shutdown()
-        throw error
-    }
-    try await client.shutdown()
-    try await server.shutdown()
+    try await ReplayServer.withClient(body)
 }
 
 /// Whether two values differ by at most `tolerance`.
