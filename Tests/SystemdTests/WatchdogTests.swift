@@ -56,7 +56,9 @@ struct WatchdogTests {
         #expect(listener.pending() == nil)
         // The state answers: one ping, then the next wait.
         probe.answer.yield()
-        #expect(listener.receive() == "WATCHDOG=1")
+        // Waited for on a thread of its own: a blocking wait here would hold one of the cooperative pool's two
+        // threads while the watchdog's task needs one to send the ping (CI saw it come after the 10 s wait).
+        #expect(await listener.next() == "WATCHDOG=1")
         #expect(await waitIterator.next() == .seconds(120))
         #expect(listener.pending() == nil)
 
