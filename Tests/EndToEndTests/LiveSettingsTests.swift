@@ -85,13 +85,17 @@ struct LiveSettingsTests {
         }
         // As nano and vim with backupcopy=yes save: the same file opened, emptied, written, closed. Each
         // save differs only in a comment, so no save changes a setting.
-        for save in 0..<300 {
-            let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
-            try handle.truncate(atOffset: 0)
-            usleep(2_000)
-            try handle.write(contentsOf: Data((text + "# save \(save)\n").utf8))
-            try handle.close()
-            usleep(5_000)
+        // Two seconds of saves with sleeps between: on a thread of their own, not one of the cooperative pool's two.
+        let configPath = daemon.configPath
+        try await onOwnThread {
+            for save in 0..<300 {
+                guard let handle = FileHandle(forWritingAtPath: configPath) else { throw TestFailure("\(configPath) cannot be opened") }
+                try handle.truncate(atOffset: 0)
+                usleep(2_000)
+                try handle.write(contentsOf: Data((text + "# save \(save)\n").utf8))
+                try handle.close()
+                usleep(5_000)
+            }
         }
         // The last save changes a setting, in place too: it must be applied.
         let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
