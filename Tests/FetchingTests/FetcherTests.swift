@@ -18,7 +18,8 @@ struct FetcherTests {
 
     /// Runs `body` with a fresh server and a fetcher (5 s deadline, 1 KiB cap unless given), then tears both down.
     static func withFetcher(
-        timeout: Duration = .seconds(5), maxBodyBytes: Int = 1024,
+        // Long: no test here is about the deadline unless it sets one, and a loaded machine is slow.
+        timeout: Duration = .seconds(60), maxBodyBytes: Int = 1024,
         _ body: (ReplayServer, Fetcher) async throws -> Void
     ) async throws {
         try await ReplayServer.withClient { server, client in
@@ -205,7 +206,7 @@ struct FetcherTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let fetcher = Fetcher(
             service: "test-service", client: client, userAgent: Self.userAgent,
-            limits: .init(timeout: .seconds(5), maxBodyBytes: 1024), logger: Logger(label: "test"))
+            limits: .init(timeout: .seconds(60), maxBodyBytes: 1024), logger: Logger(label: "test"))
         let error = await Self.failure { () async throws(FetchFailure) in
             try await fetcher.get(URL(string: "http://127.0.0.1:\(server.port)/a")!)
         }

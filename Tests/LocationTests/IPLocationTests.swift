@@ -27,7 +27,7 @@ struct IPLocationTests {
     }
 
     func withLookups(
-        _ server: ReplayServer, cachePath: String, timeout: Duration = .seconds(5),
+        _ server: ReplayServer, cachePath: String, timeout: Duration = .seconds(60),
         services: [IPGeolocationService] = [.ipinfo, .ipapi, .ipAPI], logger: Logger? = nil,
         _ body: (IPLocationProvider) async throws -> Void
     ) async throws {

@@ -149,7 +149,7 @@ struct RefusedSizeTests {
             server.setRoute(path: "/big", .json("[" + String(repeating: "1,", count: 50_000) + "1]"))
             let fetcher = Fetcher(
                 service: "ip-api", client: client, userAgent: "forecastd/test",
-                limits: .init(timeout: .seconds(5), maxBodyBytes: 64 * 1024), logger: Logger(label: "test"))
+                limits: .init(timeout: .seconds(60), maxBodyBytes: 64 * 1024), logger: Logger(label: "test"))
             let error = await #expect(throws: FetchFailure.self) { _ = try await fetcher.get(server.url("/big")) }
             #expect(error?.description == "ip-api: the response is larger than 64 KiB", "\(String(describing: error))")
         }

@@ -18,7 +18,7 @@ struct OpenMeteoProviderTests {
 
     /// Runs `body` with a fresh server and a provider pointed at it, and tears both down.
     static func withProvider(
-        timeout: Duration = .seconds(5), query: String? = nil,
+        timeout: Duration = .seconds(60), query: String? = nil,
         _ body: (ReplayServer, OpenMeteoProvider) async throws -> Void
     ) async throws {
         try await ReplayServer.withClient { server, client in

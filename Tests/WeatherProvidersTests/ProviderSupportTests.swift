@@ -58,7 +58,7 @@ struct ProviderSupportTests {
             func get(_ path: String) async throws -> (Int, HTTPHeaders, String) {
                 var request = HTTPClientRequest(url: server.url(path).absoluteString)
                 request.headers.add(name: "X-Test", value: path)
-                let response = try await client.execute(request, timeout: .seconds(5))
+                let response = try await client.execute(request, timeout: .seconds(60))
                 let body = try await response.body.collect(upTo: 1 << 20)
                 return (Int(response.status.code), response.headers, String(buffer: body))
             }

@@ -10,7 +10,7 @@ extension Fetcher {
     /// A weather service's fetcher on `client`, as the daemon makes them (the 2 MiB cap).
     static func test(
         _ service: String = "test", client: HTTPClient, userAgent: String = "forecastd/test",
-        timeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
+        timeout: Duration = .seconds(60), logger: Logger = Logger(label: "test")
     ) -> Fetcher {
         .weather(service, client: client, userAgent: userAgent, timeout: timeout, logger: logger)
     }
