@@ -145,6 +145,19 @@ struct SystemdNotifyTests {
         try await server.shutdown()
     }
 
+    /// Whether a Unix stream socket bound at `path` is listening, read from /proc/net/unix (flag __SO_ACCEPTCON)
+    /// without connecting: a connection would start the activated daemon.
+    static func isListening(_ path: String) -> Bool {
+        // Read to its end: /proc files say they are empty, so a read of the stated size gets nothing.
+        guard let file = FileHandle(forReadingAtPath: "/proc/net/unix") else { return false }
+        defer { try? file.close() }
+        let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count >= 8 && fields[7] == path && fields[3] == "00010000"
+        }
+    }
+
     @Test("socket activation: a client that connects before the daemon runs gets the greeting and its report")
     func socketActivation() async throws {
         let server = try await ReplayServer.start()
@@ -159,6 +172,8 @@ struct SystemdNotifyTests {
             config: try settings(server), in: directory, environment: ["NOTIFY_SOCKET": notify.address],
             activatedOn: socketPath)
         try await daemon.waitForSocket(socketPath)
+        // The activator binds (the file appears) and then listens: a connection between the two is refused.
+        try await daemon.wait(for: "systemd-socket-activate to listen") { Self.isListening(socketPath) }
         var info = stat()
         stat(socketPath, &info)
         // The activator's own mode, before the daemon runs: not the daemon's 0600.
