@@ -34,10 +34,6 @@ public struct SocketService: Service, CustomStringConvertible {
         public var firstRequestTimeout: TimeAmount = .seconds(5)
         /// The socket's group (system service): mode 0660 with this group instead of 0600.
         public var group: String?
-        /// The `[display]` settings in force (language, icon set, hot/cold thresholds), read for each
-        /// answer so that edits apply at once, and followed by watchers, which are sent their line again in
-        /// the new form when these change; a request's own `icons` wins.
-        public var display = DisplaySettings(Settings.defaults(isSystemService: false).display)
         /// `units`, `pin`, `unpin`, `mode`, `set` requests: edit the settings file and apply it.
         public var changeSettings: (@Sendable (SettingsEditRequest) async -> ControlAnswer)?
         /// `reload`: reads the settings file again and applies it; the answer says what changed.

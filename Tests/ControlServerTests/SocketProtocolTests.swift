@@ -135,7 +135,7 @@ struct SocketProtocolTests {
             #expect(first.allSatisfy { $0.count >= 2 })
 
             // Many changes while the stuck one reads nothing: everyone else gets the last one.
-            var configuration = await state.currentConfiguration
+            var configuration = await state.currentSettings
             for _ in 0..<20 {
                 configuration.units = configuration.units == .metric ? .imperial : .metric
                 await state.apply(configuration)
@@ -165,7 +165,7 @@ struct SocketProtocolTests {
             let stuck = try RawClients(count: 1, path: path)
             stuck.sendAll("watch")
             // Forty changes while it reads nothing at all.
-            var configuration = await state.currentConfiguration
+            var configuration = await state.currentSettings
             for _ in 0..<40 {
                 configuration.units = configuration.units == .metric ? .imperial : .metric
                 await state.apply(configuration)
@@ -314,10 +314,10 @@ struct SocketProtocolTests {
     @Test("refresh without a position says why; refresh and settings requests answer in one line")
     func refreshWithoutPosition() async throws {
         try await server.withServer { path, state in
-            var configuration = await state.currentConfiguration
-            configuration.mode = .auto
-            configuration.pin = nil
-            configuration.gpsd = nil
+            var configuration = await state.currentSettings
+            configuration.location.mode = .auto
+            configuration.location.pin = nil
+            configuration.location.gpsd.enabled = false
             await state.apply(configuration)
             let answer = try await onOwnThread { try ControlClient(socketPath: path).request("refresh") }
             #expect(answer.contains("\"class\":\"REFRESH\""))
