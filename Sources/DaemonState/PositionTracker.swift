@@ -117,7 +117,6 @@ struct PositionTracker {
         switch (event.source, event) {
         case (.gpsd, .fix(let fix)):
             guard fix.coordinate.isPlausible else { return }
-            if settings.maxAccuracyM > 0, let accuracy = fix.accuracyMeters, accuracy > settings.maxAccuracyM { return }
             gpsdProblem = nil
             gpsdAnswered = true
             switch jumpFilter.consider(fix) {

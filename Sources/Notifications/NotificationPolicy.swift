@@ -203,7 +203,7 @@ public struct NotificationPolicy: Sendable {
                 continue
             }
             let upgraded = warning.severity > record.severity
-            if qualifies && upgraded && preferences.warningUpgrades {
+            if qualifies && upgraded {
                 if held {
                     checks += [quietEnd].compactMap { $0 }
                 } else {

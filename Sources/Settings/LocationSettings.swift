@@ -27,8 +27,6 @@ extension Settings {
         public var staticFile: String? = "/etc/geolocation"
         /// `max_speed_kmh`: a jump implying a faster move is ignored unless following fixes confirm it.
         public var maxSpeedKmh = 1200.0
-        /// `max_accuracy_m`: a gpsd fix less accurate than this is ignored; 0 for no limit.
-        public var maxAccuracyM = 0.0
         /// `[location.pin]`: a fixed place, when the user gave one.
         public var pin: Pin?
         /// `[location.gpsd]`.
@@ -125,9 +123,6 @@ extension Settings {
                 A new position implying a faster move than this, in km/h, is ignored unless the following
                 fixes confirm it ({allowed}).
                 """),
-            .key(
-                "max_accuracy_m", \.maxAccuracyM, .number(0...100_000), .live,
-                "A gpsd fix whose reported accuracy is worse than this, in metres, is ignored; 0 for no limit."),
         ])
 
     static let pinTable = SettingsTable.Table(

@@ -20,8 +20,6 @@ extension Settings {
         public var quietHours: DailyPeriod?
         /// `actions`: offer "Open warning" on warnings that have a page, where the server shows actions.
         public var actions = true
-        /// `warning_upgrades`: notify a warning again when it is upgraded to a higher severity.
-        public var warningUpgrades = true
 
         /// Every key at its default.
         public init() {}
@@ -71,8 +69,5 @@ extension Settings {
                 Whether a warning with a web page offers "Open warning" (opened through the desktop portal),
                 where the notification server shows actions.
                 """),
-            .key(
-                "warning_upgrades", \.warningUpgrades, .boolean, .live,
-                "Whether a warning upgraded to a higher severity is notified again."),
         ])
 }

@@ -61,21 +61,6 @@ struct StatePartsTests {
         #expect(position.judge(now: old) == false)
     }
 
-    @Test("with max_accuracy_m, a gpsd fix less accurate than it is ignored")
-    func trackerIgnoresInaccurateFixes() {
-        var settings = configuration()
-        settings.maxAccuracyM = 10
-        var position = tracker(settings)
-        var coarse = fix(48.9043, 2.3330, at: start)
-        coarse.accuracyMeters = 50
-        position.handle(.fix(coarse))
-        position.judge(now: start)
-        #expect(position.chosen == nil)
-        position.handle(.fix(fix(48.9043, 2.3330, at: start)))
-        position.judge(now: start)
-        #expect(position.chosen?.fix.source == .gpsd)
-    }
-
     @Test("a jump at an impossible speed is held back and shown by locate, until a following fix confirms it")
     func trackerHoldsJumps() {
         var position = tracker(configuration())

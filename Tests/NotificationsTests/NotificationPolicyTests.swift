@@ -93,18 +93,6 @@ struct NotificationPolicyTests {
         #expect(Self.step(policy, Self.report(warnings: nil), &ledger).decisions.isEmpty)
     }
 
-    @Test("With warning_upgrades = false, an upgrade is not notified again")
-    func upgradeNotNotified() {
-        var preferences = Settings.Notifications.testing(minimumSeverity: .moderate)
-        preferences.warningUpgrades = false
-        let policy = NotificationPolicy(preferences: preferences, timeZone: utc)
-        var ledger = NotificationLedger()
-        _ = Self.step(policy, Self.report(warnings: [Self.warning("dwd-1", severity: .moderate)]), &ledger)
-        let upgraded = Self.warning(
-            "dwd-2", severity: .severe, references: [CAPReference(sender: nil, identifier: "dwd-1", sent: nil)])
-        #expect(Self.step(policy, Self.report(warnings: [upgraded]), &ledger).decisions.isEmpty)
-    }
-
     @Test("A warning whose area is not confirmed is never notified, however severe; confirmed later, it is")
     func areaNotConfirmed() {
         let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
