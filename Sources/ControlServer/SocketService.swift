@@ -25,8 +25,8 @@ import Systemd
 public struct SocketService: Service, CustomStringConvertible {
     /// What the socket needs besides the state: limits, access and the handlers of requests that act.
     public struct Options: Sendable {
-        /// Most clients connected at once; more are refused with an error line.
-        public var maxClients: Int = 64
+        /// Most clients connected at once (`[output] max_clients`); more are refused with an error line.
+        public var maxClients: Int
         /// A client that sends nothing for this long (and is not watching) is disconnected.
         public var idleTimeout: TimeAmount = .seconds(120)
         /// A new connection that has sent no complete request line after this long is disconnected,
@@ -44,7 +44,9 @@ public struct SocketService: Service, CustomStringConvertible {
         /// Called once the socket accepts connections.
         public var listening: (@Sendable () -> Void)?
 
-        public init() {}
+        public init(maxClients: Int) {
+            self.maxClients = maxClients
+        }
     }
 
     let path: String
@@ -58,7 +60,7 @@ public struct SocketService: Service, CustomStringConvertible {
     let connections: SocketConnections
 
     public init(
-        path: String, state: ForecastState, logger: Logger, options: Options = Options(),
+        path: String, state: ForecastState, logger: Logger, options: Options,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.path = path

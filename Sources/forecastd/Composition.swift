@@ -167,8 +167,7 @@ public struct DaemonComposition: Sendable {
         reloader: SettingsReloader, intervals: DaemonIntervals, passed: SocketActivation.Passed, startup: StartupGate
     ) -> SocketService.Options {
         let places = self.places
-        var options = SocketService.Options()
-        options.maxClients = settings.output.maxClients
+        var options = SocketService.Options(maxClients: settings.output.maxClients)
         options.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
         options.group = settings.output.socketGroup
         options.reload = { await reloader.reload(reason: "a reload request on the socket").answer }

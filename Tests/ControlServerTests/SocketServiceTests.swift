@@ -14,7 +14,7 @@ import Testing
 @Suite("Socket service", .serialized)
 struct SocketServiceTests {
     func withServer(
-        options: SocketService.Options = SocketService.Options(), directoryMode: Int? = nil,
+        options: SocketService.Options = SocketService.Options(maxClients: 64), directoryMode: Int? = nil,
         _ body: (String, ForecastState) async throws -> Void
     ) async throws {
         let directory = "/tmp/fd-sock-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
