@@ -8,7 +8,7 @@
 //   composition root: it builds the providers and sources from the settings and runs DaemonServices' services and
 //   ControlServer's socket around DaemonState's one state actor. DaemonServices → DaemonState and ControlServer →
 //   DaemonState, never one to the other (the socket gets the settings reloader's work as closures); DaemonState →
-//   (Location, WeatherProviders, Rendering, Settings, Control, Notifications) → ForecastModel. The command lines
+//   (Location, WeatherProviders, Rendering, Settings, Control) → ForecastModel; Notifications → Settings. The command lines
 //   also use Gazetteer (the state gets it as ForecastModel's PlaceNaming and PlaceSearching). The daemon talks to
 //   systemd through Systemd (which uses swift-log and NIOConcurrencyHelpers, no module of ours).
 //   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
@@ -294,7 +294,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Notifications", "Executors",
+                "Localization", "Executors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -387,7 +387,7 @@ let package = Package(
         .target(
             name: "Notifications",
             dependencies: [
-                "ForecastModel", "FileStore", "DesktopNotifications", "DBus",
+                "ForecastModel", "Settings", "FileStore", "DesktopNotifications", "DBus",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -395,7 +395,7 @@ let package = Package(
         .testTarget(
             name: "NotificationsTests",
             dependencies: [
-                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "TestSupport", "Localization",
+                "Notifications", "DesktopNotifications", "DBus", "ForecastModel", "Settings", "TestSupport", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

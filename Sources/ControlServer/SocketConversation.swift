@@ -80,12 +80,12 @@ extension SocketService {
         try? await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.watcherSendBuffer).get()
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let published = state.published
-        let display = options.display.changes
+        let settings = state.settings
         let reportWakes = published.wake(wake)
-        let displayWakes = display.wake(wake)
+        let settingsWakes = settings.wake(wake)
         defer {
             published.stopWaking(reportWakes)
-            display.stopWaking(displayWakes)
+            settings.stopWaking(settingsWakes)
         }
         wake.yield()
         var last: ByteBuffer?
@@ -143,7 +143,7 @@ extension SocketService {
         case .watch(let report):
             let renderer: ReportRenderer
             do {
-                renderer = try ReportRenderer(report, options: options, lasting: true)
+                renderer = try ReportRenderer(report, settings: state.settings, lasting: true)
             } catch {
                 return .line(line(.error(ControlErrorMessage(message: error.description))))
             }
@@ -154,7 +154,7 @@ extension SocketService {
         case .report(let report):
             let renderer: ReportRenderer
             do {
-                renderer = try ReportRenderer(report, options: options)
+                renderer = try ReportRenderer(report, settings: state.settings)
             } catch {
                 return .line(line(.error(ControlErrorMessage(message: error.description))))
             }

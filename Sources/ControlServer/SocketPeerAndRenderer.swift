@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Rendering
+import Settings
 import ServiceLifecycle
 import Systemd
 
@@ -55,12 +56,13 @@ struct ReportRenderer: Sendable {
     let format: OutputFormat
     let icons: IconSet?
     let template: Template?
-    let display: DisplaySettings
+    /// The settings in force, read as each line is rendered.
+    let settings: Broadcast<Settings>
     /// Whether the line stays on show (a watcher's): it then says when the forecast was fetched, never how
     /// long ago, which would freeze until the next line.
     let lasting: Bool
 
-    init(_ request: ReportOptions, options socket: SocketService.Options, lasting: Bool = false)
+    init(_ request: ReportOptions, settings: Broadcast<Settings>, lasting: Bool = false)
         throws(ControlRequestError)
     {
         var template: Template?
@@ -74,14 +76,14 @@ struct ReportRenderer: Sendable {
         self.format = request.format ?? .json
         self.icons = request.icons
         self.template = template
-        self.display = socket.display
+        self.settings = settings
         self.lasting = lasting
     }
 
     /// One line: multi-line formats (i3blocks) send their first line, which is what a persistent
     /// i3blocks block reads per update.
     func render(_ report: Report) -> String {
-        var options = display.renderOptions(for: format)
+        var options = settings.value.display.renderOptions(for: format)
         options.icons = icons ?? options.icons
         options.template = template
         options.lasting = lasting

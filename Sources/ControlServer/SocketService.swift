@@ -25,8 +25,8 @@ import Systemd
 public struct SocketService: Service, CustomStringConvertible {
     /// What the socket needs besides the state: limits, access and the handlers of requests that act.
     public struct Options: Sendable {
-        /// Most clients connected at once; more are refused with an error line.
-        public var maxClients: Int = 64
+        /// Most clients connected at once (`[output] max_clients`); more are refused with an error line.
+        public var maxClients: Int
         /// A client that sends nothing for this long (and is not watching) is disconnected.
         public var idleTimeout: TimeAmount = .seconds(120)
         /// A new connection that has sent no complete request line after this long is disconnected,
@@ -34,10 +34,6 @@ public struct SocketService: Service, CustomStringConvertible {
         public var firstRequestTimeout: TimeAmount = .seconds(5)
         /// The socket's group (system service): mode 0660 with this group instead of 0600.
         public var group: String?
-        /// The `[display]` settings in force (language, icon set, hot/cold thresholds), read for each
-        /// answer so that edits apply at once, and followed by watchers, which are sent their line again in
-        /// the new form when these change; a request's own `icons` wins.
-        public var display = DisplaySettings(Settings.defaults(isSystemService: false).display)
         /// `units`, `pin`, `unpin`, `mode`, `set` requests: edit the settings file and apply it.
         public var changeSettings: (@Sendable (SettingsEditRequest) async -> ControlAnswer)?
         /// `reload`: reads the settings file again and applies it; the answer says what changed.
@@ -48,7 +44,9 @@ public struct SocketService: Service, CustomStringConvertible {
         /// Called once the socket accepts connections.
         public var listening: (@Sendable () -> Void)?
 
-        public init() {}
+        public init(maxClients: Int) {
+            self.maxClients = maxClients
+        }
     }
 
     let path: String
@@ -62,7 +60,7 @@ public struct SocketService: Service, CustomStringConvertible {
     let connections: SocketConnections
 
     public init(
-        path: String, state: ForecastState, logger: Logger, options: Options = Options(),
+        path: String, state: ForecastState, logger: Logger, options: Options,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.path = path

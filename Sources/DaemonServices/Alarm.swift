@@ -89,7 +89,7 @@ extension Alarm {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
             group.addTask { for await _ in await state.subscribe() { wake.yield() } }
-            group.addTask { for await _ in await state.configurationUpdates() { wake.yield() } }
+            group.addTask { for await _ in state.settings.updates() { wake.yield() } }
             group.addTask { await self.ring { wake.yield() } }
             for await _ in wakes {
                 await judge(&group)

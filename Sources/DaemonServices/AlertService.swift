@@ -11,7 +11,7 @@ import WeatherProviders
 /// counting down.
 ///
 /// - **Warnings** come from the one service of the position's country (the gazetteer's code in the
-///   report's `place`: ``DaemonConfiguration/warningSource(forCountry:context:meteoAlarmAreas:)``), asked
+///   report's `place`: `warningSource(forCountry:context:meteoAlarmAreas:)` of the composition), asked
 ///   again when the source's minimum interval has passed (its `nextRequest`), and merged
 ///   (``WarningMerger``). A warning leaves the report at its end (`ends`, else `expires`): a timer is set for
 ///   the earliest, nothing polls. The warnings in force go to state.json, so a restart shows them at once.
@@ -27,9 +27,9 @@ import WeatherProviders
 /// - `[warnings]` and `[air]` are live: a change of switches, URLs or precision builds new sources.
 public struct AlertService: Service, CustomStringConvertible {
     /// The warning service for a country under the settings in force; nil when none serves it.
-    public typealias MakeWarningSource = @Sendable (DaemonConfiguration, _ countryCode: String) -> (any WarningSource)?
+    public typealias MakeWarningSource = @Sendable (Settings, _ countryCode: String) -> (any WarningSource)?
     /// The air quality service under the settings in force; nil when `[air] enabled` is false.
-    public typealias MakeAirService = @Sendable (DaemonConfiguration) -> AirQualityService?
+    public typealias MakeAirService = @Sendable (Settings) -> AirQualityService?
 
     let state: ForecastState
     let makeWarningSource: MakeWarningSource
@@ -119,7 +119,7 @@ struct AlertJudge {
     /// - Returns: the next moment a judgement falls due (a source's next request, a warning's expiry, the
     ///   air's next request); nil when only a new report or new settings can change anything.
     mutating func update() async -> Date? {
-        let configuration = await service.state.currentConfiguration
+        let settings = await service.state.currentSettings
         let report = await service.state.report
         let position = report.location.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
         let country = report.place?.countryCode
@@ -129,10 +129,10 @@ struct AlertJudge {
         var warningsStale = false
         var airStale = false
         let warnings = await judgeWarnings(
-            configuration, position: position, country: country, due: &due, stale: &warningsStale,
+            settings, position: position, country: country, due: &due, stale: &warningsStale,
             problems: &problems)
         let air = await judgeAir(
-            configuration, position: position, country: country, due: &due, stale: &airStale, problems: &problems)
+            settings, position: position, country: country, due: &due, stale: &airStale, problems: &problems)
         await service.state.setAlerts(
             warnings: warnings?.warnings, air: air, warningsStale: warningsStale, airStale: airStale,
             problems: problems, warningsOmitted: warnings?.omitted ?? 0, savedWarnings: warnings?.saved)
@@ -144,16 +144,16 @@ struct AlertJudge {
     }
 
     private mutating func judgeWarnings(
-        _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date],
+        _ settings: Settings, position: Coordinate?, country: String?, due: inout [Date],
         stale: inout Bool, problems: inout [ReportError]
     ) async -> JudgedWarnings? {
         guard let position, let country, !country.isEmpty else { return nil }
         let key = WarningKey(
-            country: country.uppercased(), warnings: configuration.warnings,
-            coordinatePrecision: configuration.providers.coordinatePrecision,
-            contact: configuration.providers.metNorway.contact,
-            language: configuration.display.phrases(logger: nil).language)
-        guard let source = currentSource(for: key, configuration) else { return nil }
+            country: country.uppercased(), warnings: settings.warnings,
+            coordinatePrecision: settings.providers.coordinatePrecision,
+            contact: settings.providers.metNorway.contact,
+            language: settings.display.phrases(logger: nil).language)
+        guard let source = currentSource(for: key, settings) else { return nil }
         let interval = Self.seconds(source.minimumInterval)
         await restoreSavedWarnings(source: source.name, country: key.country, position: position)
         await ask(source, at: position, interval: interval, due: &due)
@@ -170,11 +170,11 @@ struct AlertJudge {
 
     /// The warning source for `key`; a new key builds a new source and forgets what the old one said, since
     /// its answers were for another country or other settings.
-    private mutating func currentSource(for key: WarningKey, _ configuration: DaemonConfiguration)
+    private mutating func currentSource(for key: WarningKey, _ settings: Settings)
         -> (any WarningSource)?
     {
         if warningSource?.key != key {
-            warningSource = (key, service.makeWarningSource(configuration, key.country))
+            warningSource = (key, service.makeWarningSource(settings, key.country))
             lastFeed = nil
             lastFeedPosition = nil
             lastFeedFetchedAt = nil
@@ -328,18 +328,18 @@ struct AlertJudge {
     }
 
     private mutating func judgeAir(
-        _ configuration: DaemonConfiguration, position: Coordinate?, country: String?, due: inout [Date],
+        _ settings: Settings, position: Coordinate?, country: String?, due: inout [Date],
         stale: inout Bool, problems: inout [ReportError]
     ) async -> AirQuality? {
-        guard let settings = configuration.air, let position else { return nil }
-        let key = AirKey(air: configuration.air, coordinatePrecision: configuration.providers.coordinatePrecision)
+        guard let airSettings = settings.activeAir, let position else { return nil }
+        let key = AirKey(air: settings.activeAir, coordinatePrecision: settings.providers.coordinatePrecision)
         if airService?.key != key {
-            airService = (key, service.makeAirService(configuration))
+            airService = (key, service.makeAirService(settings))
             airFailure = nil
         }
         guard let air = airService?.service else { return nil }
         let outcome = await air.air(
-            at: position, scale: settings.scale.scale(countryCode: country), pollen: settings.pollen)
+            at: position, scale: airSettings.scale.scale(countryCode: country), pollen: airSettings.pollen)
         due.append(outcome.nextRequest)
         let now = service.clock()
         if outcome.requested {

@@ -10,11 +10,11 @@ import WeatherProviders
 /// service starts and stops that timer.
 public struct ForecastService: Service, CustomStringConvertible {
     let state: ForecastState
-    let makeProvider: @Sendable (DaemonConfiguration) -> ProviderChain
+    let makeProvider: @Sendable (Settings) -> ProviderChain
 
     /// `makeProvider` builds the provider chain for the settings in force; it is called again only
     /// when they change, so the providers' own caches and backoff last.
-    public init(state: ForecastState, makeProvider: @escaping @Sendable (DaemonConfiguration) -> ProviderChain) {
+    public init(state: ForecastState, makeProvider: @escaping @Sendable (Settings) -> ProviderChain) {
         self.state = state
         self.makeProvider = makeProvider
     }
@@ -28,10 +28,10 @@ public struct ForecastService: Service, CustomStringConvertible {
                 var built: (providers: Settings.Providers, chain: ProviderChain)?
                 /// The chain for the settings in force, rebuilt only when they change.
                 func currentChain() async -> ProviderChain {
-                    let configuration = await state.currentConfiguration
-                    if let built, built.providers == configuration.providers { return built.chain }
-                    let chain = makeProvider(configuration)
-                    built = (configuration.providers, chain)
+                    let settings = await state.currentSettings
+                    if let built, built.providers == settings.providers { return built.chain }
+                    let chain = makeProvider(settings)
+                    built = (settings.providers, chain)
                     return chain
                 }
                 for await _ in state.refreshRequests {

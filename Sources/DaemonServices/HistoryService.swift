@@ -14,17 +14,16 @@ import Synchronization
 public struct HistoryService: Service, CustomStringConvertible {
     let state: ForecastState
     let path: String
-    let retentionDays: @Sendable () async -> Int
     let logger: Logger
 
-    public init(
-        state: ForecastState, path: String, retentionDays: @escaping @Sendable () async -> Int, logger: Logger
-    ) {
+    public init(state: ForecastState, path: String, logger: Logger) {
         self.state = state
         self.path = path
-        self.retentionDays = retentionDays
         self.logger = logger
     }
+
+    /// `[history] retention_days` in force.
+    private var retentionDays: Int { state.settings.value.history.retentionDays }
 
     public var description: String { "HistoryService" }
 
@@ -66,7 +65,7 @@ public struct HistoryService: Service, CustomStringConvertible {
             await withDiscardingTaskGroup { group in
                 group.addTask { await alarm.ring { due.yield() } }
                 // The current settings at once (the first prune), then each change (the retention may be one).
-                group.addTask { for await _ in await state.configurationUpdates() { due.yield() } }
+                group.addTask { for await _ in state.settings.updates() { due.yield() } }
                 group.addTask {
                     for await _ in dues {
                         await prune(database)
@@ -99,7 +98,7 @@ public struct HistoryService: Service, CustomStringConvertible {
 
     /// The moment the oldest row passes the retention, just after it; nil when there is nothing to prune.
     private func nextPrune(_ database: Database) async -> Date? {
-        let days = await retentionDays()
+        let days = retentionDays
         do throws(HistoryError) {
             let oldest = try await database.opened(create: false)?.oldestRecord()
             return oldest.map { $0.addingTimeInterval(TimeInterval(days) * 86_400 + 1) }
@@ -112,7 +111,7 @@ public struct HistoryService: Service, CustomStringConvertible {
     }
 
     private func prune(_ database: Database) async {
-        let days = await retentionDays()
+        let days = retentionDays
         do throws(HistoryError) {
             if let outcome = try await database.opened(create: false)?.prune(retentionDays: days) {
                 logger.debug("Pruned the history.", metadata: ["retention_days": "\(days)", "outcome": "\(String(describing: outcome))"])

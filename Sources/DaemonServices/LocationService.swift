@@ -12,10 +12,10 @@ import ServiceLifecycle
 /// anew with the new ones.
 public struct LocationService: Service, CustomStringConvertible {
     let state: ForecastState
-    let makeProvider: @Sendable (DaemonConfiguration.LocationSourceSpec) -> any LocationProvider
+    let makeProvider: @Sendable (LocationSourceSpec) -> any LocationProvider
 
     public init(
-        state: ForecastState, makeProvider: @escaping @Sendable (DaemonConfiguration.LocationSourceSpec) -> any LocationProvider
+        state: ForecastState, makeProvider: @escaping @Sendable (LocationSourceSpec) -> any LocationProvider
     ) {
         self.state = state
         self.makeProvider = makeProvider
@@ -32,7 +32,7 @@ public struct LocationService: Service, CustomStringConvertible {
                 group.addTask {
                     for await event in events { await state.handle(event) }
                 }
-                var running: [DaemonConfiguration.LocationSourceSpec: AsyncStream<Void>.Continuation] = [:]
+                var running: [LocationSourceSpec: AsyncStream<Void>.Continuation] = [:]
                 for await wanted in await state.locationSourceUpdates() {
                     for (spec, stop) in running where !wanted.contains(spec) {
                         stop.finish()

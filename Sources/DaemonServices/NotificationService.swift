@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Notifications
 import ServiceLifecycle
+import Settings
 
 /// Sends desktop notifications for the reports while `[notifications] enabled` is true.
 ///
@@ -14,7 +15,7 @@ import ServiceLifecycle
 /// session bus: it says once that it cannot notify and how to run the user service instead.
 public struct NotificationService: Service, CustomStringConvertible {
     /// Builds the notifier when notifications are first turned on (one for the daemon's life).
-    public typealias MakeNotifier = @Sendable (NotificationPreferences) -> Notifier
+    public typealias MakeNotifier = @Sendable (Settings.Notifications) -> Notifier
 
     let state: ForecastState
     let isSystemService: Bool
@@ -36,8 +37,9 @@ public struct NotificationService: Service, CustomStringConvertible {
             var notifier: Notifier?
             var saidSystemService = false
             await alarm.follow(state) { group in
-                let configuration = await state.currentConfiguration
-                guard let preferences = configuration.notifications else {
+                let settings = await state.currentSettings
+                let preferences = settings.notifications
+                guard preferences.enabled else {
                     alarm.arm(nil)
                     return
                 }
@@ -59,8 +61,8 @@ public struct NotificationService: Service, CustomStringConvertible {
                     notifier = current
                     group.addTask { await current.followEvents() }
                 }
-                var phrases = configuration.display.phrases(logger: logger)
-                phrases.clock = configuration.units.time  // warnings' "until 9:00 PM" on a 12-hour clock
+                var phrases = settings.display.phrases(logger: logger)
+                phrases.clock = settings.units.time  // warnings' "until 9:00 PM" on a 12-hour clock
                 await current.setPhrases(phrases)
                 let report = await state.report
                 alarm.arm(await current.update(report))

@@ -67,8 +67,6 @@ public actor SettingsReloader {
     private let state: ForecastState
     nonisolated let logger: Logger
     private var settings: Settings
-    /// `[display]` as it is in force.
-    public nonisolated let display: DisplaySettings
     private var sourcePath: String?
     private var signature: FileSignature?
     private var reportedProblems: [String] = []
@@ -93,7 +91,6 @@ public actor SettingsReloader {
         self.notifier = notifier
         self.settle = settle
         self.settings = initial
-        self.display = DisplaySettings(initial.display, logger: logger)
         self.sourcePath = sourcePath
         self.explicitPath = explicitPath
         self.isSystemService = isSystemService
@@ -238,14 +235,13 @@ public actor SettingsReloader {
         }
         reportedWaiting = waiting
         settings = SettingsTable.applicable(new, running: settings)
-        display.set(settings.display)
         guard !changed.isEmpty else {
             logger.debug("Settings read again; nothing changed.", metadata: ["path": "\(label)", "reason": "\(reason)"])
             return .unchanged(source: label, waitingForRestart: waiting)
         }
         logger.info(
             "Settings reloaded.", metadata: ["path": "\(label)", "changed": "\(changed.joined(separator: ", "))", "reason": "\(reason)"])
-        await state.apply(DaemonConfiguration(settings))
+        await state.apply(settings)
         return .applied(source: label, changed: changed, waitingForRestart: waiting)
     }
 }

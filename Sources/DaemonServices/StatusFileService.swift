@@ -204,15 +204,12 @@ public struct StatusFilesService: Service, CustomStringConvertible {
     static func render(
         _ report: Report, file: Settings.StatusFile, display: Settings.Display, logger: Logger? = nil
     ) -> String {
-        // `emoji` is the setting's default; tmux then keeps its own width-safe default.
-        let icons = file.format == .tmux && file.icons == .emoji ? nil : file.icons
         let template = file.template.isEmpty ? nil : try? Template(file.template)
         // A file's text stays as written until the next report: times, never ages ("stale since 12:22").
         return Renderer.render(
             report, as: file.format,
-            options: RenderOptions(
-                icons: icons, template: template, hotCelsius: display.hotCelsius, coldCelsius: display.coldCelsius,
-                phrases: display.phrases(logger: logger), lasting: true))
+            options: display.renderOptions(
+                for: file.format, icons: file.icons, template: template, lasting: true, logger: logger))
     }
 
     public func run() async {
@@ -223,26 +220,26 @@ public struct StatusFilesService: Service, CustomStringConvertible {
                 for await _ in state.published.updates() { continuation.yield() }
             }
             group.addTask {
-                for await _ in await state.configurationUpdates() { continuation.yield() }
+                for await _ in state.settings.updates() { continuation.yield() }
             }
             var settings: (files: [Settings.StatusFile], display: Settings.Display)?
             var writers: [String: StatusFileWriter] = [:]
             for await _ in changes.cancelOnGracefulShutdown() {
-                let (report, configuration) = await state.reportAndConfiguration
-                if settings?.files != configuration.statusFiles || settings?.display != configuration.display {
+                let (report, inForce) = await state.reportAndSettings
+                if settings?.files != inForce.output.files || settings?.display != inForce.display {
                     // A file no longer written no longer has a problem to show.
-                    let kept = Set(configuration.statusFiles.map(\.path))
+                    let kept = Set(inForce.output.files.map(\.path))
                     for file in settings?.files ?? [] where !kept.contains(file.path) {
                         await state.setStorageProblem("status file " + file.path, message: nil)
                     }
-                    settings = (configuration.statusFiles, configuration.display)
+                    settings = (inForce.output.files, inForce.display)
                     // A file whose settings changed is written anew, even when its text is the same.
                     writers = [:]
                 }
-                for file in configuration.statusFiles {
+                for file in inForce.output.files {
                     var writer = writers[file.path] ?? StatusFileWriter(path: file.path)
                     let problem = writer.write(
-                        Self.render(report, file: file, display: configuration.display), logger: logger)
+                        Self.render(report, file: file, display: inForce.display), logger: logger)
                     writers[file.path] = writer
                     await state.setStorageProblem("status file " + file.path, message: problem)
                 }
@@ -250,7 +247,7 @@ public struct StatusFilesService: Service, CustomStringConvertible {
             // Stopping: bars that only read these files (tmux, i3status, conky, i3blocks with `cat`) keep the
             // last weather, marked stale, until the daemon is back; nothing will refresh it now.
             if let settings {
-                var (report, _) = await state.reportAndConfiguration
+                var (report, _) = await state.reportAndSettings
                 if report.status == .ok {
                     report.stale = true
                     for file in settings.files {

@@ -60,8 +60,8 @@ public struct SystemdService: Service, CustomStringConvertible {
 
     /// The status line of the latest report, in `[display] language`.
     private func statusLine() async -> String {
-        let (report, configuration) = await state.reportAndConfiguration
-        return ServiceStatusLine.render(report, phrases: configuration.display.phrases(logger: nil))
+        let (report, settings) = await state.reportAndSettings
+        return ServiceStatusLine.render(report, phrases: settings.display.phrases(logger: nil))
     }
 
     public func run() async {

@@ -1,5 +1,6 @@
 import ForecastModel
 import Foundation
+import Settings
 import WeatherProviders
 
 /// The listed cities' forecasts, each kept like here's: its last good forecast, its failure streak
@@ -8,7 +9,7 @@ import WeatherProviders
 /// A value with no clock of its own: every judgement takes `now`, so tests set the time.
 struct CityForecasts {
     struct Entry {
-        var city: DaemonConfiguration.City
+        var city: Settings.City
         var forecast: Forecast?
         /// The forecast came from the state saved before a restart: due at once, whatever its age.
         var fromSavedState = false
@@ -20,11 +21,11 @@ struct CityForecasts {
     }
 
     /// The cities in the settings' order.
-    private(set) var cities: [DaemonConfiguration.City] = []
+    private(set) var cities: [Settings.City] = []
     private var entries: [String: Entry] = [:]
     private let places: (any PlaceNaming)?
 
-    init(_ cities: [DaemonConfiguration.City], places: (any PlaceNaming)?) {
+    init(_ cities: [Settings.City], places: (any PlaceNaming)?) {
         self.places = places
         follow(cities)
     }
@@ -33,7 +34,7 @@ struct CityForecasts {
 
     /// Follows the settings' city list: new cities are added (and fetched), removed ones dropped,
     /// a city moved to another place starts afresh.
-    mutating func follow(_ cities: [DaemonConfiguration.City]) {
+    mutating func follow(_ cities: [Settings.City]) {
         var next: [String: Entry] = [:]
         for city in cities {
             if var entry = entries[city.id], entry.city.coordinate == city.coordinate {
@@ -68,7 +69,7 @@ struct CityForecasts {
     /// The next city whose forecast is due at `now` (missing, saved before a restart, older than the
     /// refresh interval, or its retry come), nil when every city is fresh: one request per city per
     /// interval.
-    func due(at now: Date, refreshInterval: TimeInterval) -> (city: DaemonConfiguration.City, reason: FetchReason)? {
+    func due(at now: Date, refreshInterval: TimeInterval) -> (city: Settings.City, reason: FetchReason)? {
         for city in cities {
             guard let entry = entries[city.id] else { continue }
             if entry.networkReturned { return (city, .networkReturned) }
@@ -98,7 +99,7 @@ struct CityForecasts {
     }
 
     /// Records a good forecast; returns the city (nil when it is no longer listed).
-    mutating func succeeded(_ forecast: Forecast, id: String) -> DaemonConfiguration.City? {
+    mutating func succeeded(_ forecast: Forecast, id: String) -> Settings.City? {
         guard entries[id] != nil else { return nil }
         entries[id]?.forecast = forecast
         entries[id]?.fromSavedState = false

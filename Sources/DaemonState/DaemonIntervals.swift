@@ -1,4 +1,5 @@
 import Foundation
+import Settings
 
 /// The few fixed waits of the daemon that a test may shorten, so it sees a wait end in a second
 /// instead of waiting out the real one.
@@ -86,4 +87,10 @@ public struct IntervalsProblem: Error, Sendable, Hashable, CustomStringConvertib
         "\(DaemonIntervals.variable): \"\(item)\": expected NAME=SECONDS with NAME one of "
             + allowed.joined(separator: ", ") + ", and SECONDS from 0.1 to the real wait"
     }
+}
+
+extension Settings {
+    /// A forecast older than this is marked stale: two refresh intervals leave room for one failed refresh.
+    /// Daemon policy, not a key: it follows `refresh_minutes`.
+    var staleAfter: TimeInterval { refreshSeconds * 2 }
 }

@@ -14,7 +14,7 @@ extension ForecastState {
     /// per city per interval. With why (for the chain's backoff) and the time its held forecast speaks for,
     /// which the answer must not be older than.
     public func dueCityFetch() -> (id: String, coordinate: Coordinate, reason: FetchReason, held: Date?)? {
-        cities.due(at: clock(), refreshInterval: configuration.refreshInterval).map {
+        cities.due(at: clock(), refreshInterval: settings.value.refreshSeconds).map {
             ($0.city.id, $0.city.coordinate, $0.reason, cities.held(id: $0.city.id))
         }
     }
@@ -31,7 +31,7 @@ extension ForecastState {
     /// retried at `retryAt` (the provider chain's next attempt).
     public func cityForecastFailed(_ error: ProviderError, id: String, retryAt: Date?) {
         let now = clock()
-        if cities.failed(error, id: id, at: now, retryAt: retryAt ?? now.addingTimeInterval(configuration.refreshInterval)) {
+        if cities.failed(error, id: id, at: now, retryAt: retryAt ?? now.addingTimeInterval(settings.value.refreshSeconds)) {
             logger.warning(
                 "The forecast fetch for a listed city failed; keeping its last good forecast.",
                 metadata: ["city": "\(id)", "error": "\(error)", "error.kind": "\(error.kind.rawValue)"])
@@ -107,7 +107,7 @@ extension ForecastState {
     ///     the automatic retry comes then. Nil (no provider to ask): after the refresh interval.
     public func forecastFailed(_ error: ProviderError, for coordinate: Coordinate, forced: Bool = false, retryAt: Date?) {
         let now = clock()
-        switch here.failed(error, at: now, userAsked: forced, retryAt: retryAt ?? now.addingTimeInterval(configuration.refreshInterval)) {
+        switch here.failed(error, at: now, userAsked: forced, retryAt: retryAt ?? now.addingTimeInterval(settings.value.refreshSeconds)) {
         case .userAskedDuringStreak:
             // The failure that set the automatic retry stays as it is, timing and all; the user is
             // told what this try met in the refresh's answer.

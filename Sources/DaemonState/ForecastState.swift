@@ -4,6 +4,7 @@ import Control
 import Location
 import Logging
 import Rendering
+import Settings
 import WeatherProviders
 
 /// The one owner of the daemon's mutable state: positions, place, forecast, errors, and the
@@ -16,8 +17,6 @@ public actor ForecastState {
     // The fetches' side (the forecast for here and the listed cities: their results, a user's refresh, the
     // network's return) is in ForecastState+Fetches.swift; what it shares with this file is internal, not
     // private, for that reason only.
-    /// The settings in force (the services that follow them read ``configurations``).
-    var configuration: DaemonConfiguration { configurations.value }
     let logger: Logger
     let clock: @Sendable () -> Date
     private let startedAt: Date
@@ -25,7 +24,7 @@ public actor ForecastState {
     /// Where the machine is and what each position source says.
     private var position: PositionTracker
     /// The position sources that should run; the location service follows it.
-    private let wantedSources: Broadcast<Set<DaemonConfiguration.LocationSourceSpec>>
+    private let wantedSources: Broadcast<Set<LocationSourceSpec>>
 
     /// When the forecast for here is due, and its failure streak.
     var here: HereSchedule
@@ -45,8 +44,9 @@ public actor ForecastState {
     /// the alert service has not taken yet.
     private var savedWarnings: SavedState.SavedWarnings?
     private var restoredWarnings: SavedState.SavedWarnings?
-    /// The settings in force, for the services that follow them.
-    private let configurations: Broadcast<DaemonConfiguration>
+    /// The settings in force, and word to the services and socket watchers that follow them. Readable from
+    /// any thread without a hop to this actor: the socket renders each answer in `[display]` as it writes it.
+    public nonisolated let settings: Broadcast<Settings>
     private var savedStateContinuation: AsyncStream<SavedState>.Continuation
     /// Yields what should survive a restart whenever it changes; the state service is its only consumer.
     public nonisolated let savedStates: AsyncStream<SavedState>
@@ -73,7 +73,7 @@ public actor ForecastState {
     private var keepsTime = false
 
     public init(
-        configuration: DaemonConfiguration, places: (any PlaceNaming)?, logger: Logger,
+        settings: Settings, places: (any PlaceNaming)?, logger: Logger,
         intervals: DaemonIntervals = .real, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.logger = logger
@@ -82,40 +82,45 @@ public actor ForecastState {
         let now = clock()
         startedAt = now
         position = PositionTracker(
-            configuration: configuration, places: places, logger: logger, startedAt: now, locatingGrace: intervals.locatingGrace)
+            settings: settings.location, places: places, logger: logger, startedAt: now, locatingGrace: intervals.locatingGrace)
         wantedSources = Broadcast(position.wantedSources)
-        configurations = Broadcast(configuration)
+        // Read the catalogue of `[display] language` now, so that its problems are logged at start.
+        _ = settings.display.phrases(logger: logger)
+        self.settings = Broadcast(settings)
         inputs = ReportInputs(
-            units: configuration.units, staleAfter: configuration.staleAfter,
+            units: settings.units, staleAfter: settings.staleAfter,
             locating: position.locating,
-            nowcastHorizon: configuration.nowcastHorizon)
+            nowcastHorizon: settings.nowcast.activeHorizon)
         publishedInputs = inputs
         published = Broadcast(PublishedReport(Report(inputs, now: now)))
         (refreshRequests, refreshContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (savedStates, savedStateContinuation) = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .bufferingNewest(1))
         (historyRecords, historyContinuation) = AsyncStream.makeStream(of: CityReading.self, bufferingPolicy: .bufferingNewest(256))
-        cities = CityForecasts(configuration.cities, places: places)
+        cities = CityForecasts(settings.cities, places: places)
     }
 
     // MARK: Settings
 
     /// The settings in force.
-    public var currentConfiguration: DaemonConfiguration { configuration }
+    public var currentSettings: Settings { settings.value }
 
     /// The report and the settings in force, read together: a renderer following both never pairs a
     /// report with settings it was not published under.
-    public var reportAndConfiguration: (report: Report, configuration: DaemonConfiguration) { (report, configuration) }
+    public var reportAndSettings: (report: Report, settings: Settings) { (report, settings.value) }
 
     /// Applies new settings, redoing only what they change: units re-render the data held (no
     /// request); a moved pin, another mode or other provider settings refresh the forecast.
-    public func apply(_ new: DaemonConfiguration) {
-        let old = configuration
+    public func apply(_ new: Settings) {
+        let old = settings.value
         guard new != old else { return }
-        configurations.send(new)
+        // Read a newly chosen catalogue now, so that its problems are logged with the reload (and the
+        // socket's watchers woken below find it read).
+        if new.display != old.display { _ = new.display.phrases(logger: logger) }
+        settings.send(new)
         inputs.units = new.units
         inputs.staleAfter = new.staleAfter
-        inputs.nowcastHorizon = new.nowcastHorizon
-        let locationChanged = position.apply(new)
+        inputs.nowcastHorizon = new.nowcast.activeHorizon
+        let locationChanged = position.apply(new.location)
         let providerChanged = old.providers != new.providers
         if locationChanged || providerChanged {
             // Fetch at once for the new position or provider, whatever the backoff of the old one said.
@@ -199,8 +204,8 @@ public actor ForecastState {
     }
 
     /// The settings in force now, then every change, until the caller stops iterating.
-    public func configurationUpdates() -> AsyncStream<DaemonConfiguration> {
-        configurations.updates()
+    public func settingsUpdates() -> AsyncStream<Settings> {
+        settings.updates()
     }
 
     // MARK: Saved state
@@ -280,9 +285,9 @@ public actor ForecastState {
     /// just after its limit, so each moment is a millisecond past it.
     func nextJudgement(after now: Date) -> Date? {
         var moments = position.judgementMoments
-        moments += here.judgementMoments(forecast: inputs.forecast, refreshInterval: configuration.refreshInterval)
+        moments += here.judgementMoments(forecast: inputs.forecast, refreshInterval: settings.value.refreshSeconds)
         if let forecast = inputs.forecast { moments.append(forecast.fetchedAt.addingTimeInterval(inputs.staleAfter)) }
-        moments += cities.judgementMoments(refreshInterval: configuration.refreshInterval, staleAfter: inputs.staleAfter)
+        moments += cities.judgementMoments(refreshInterval: settings.value.refreshSeconds, staleAfter: inputs.staleAfter)
         // A warning leaves the report at its end even when no source answers (those restored from state.json).
         moments += inputs.warnings?.compactMap(\.until) ?? []
         return moments.map { $0.addingTimeInterval(0.001) }.filter { $0 > now }.min()
@@ -302,12 +307,12 @@ public actor ForecastState {
         // Only looks: taking the fetch (and a user's forced refresh with it) is the forecast service's job.
         let due = here.due(
             position: inputs.fix?.coordinate, forecast: inputs.forecast, now: now,
-            refreshInterval: configuration.refreshInterval, refreshDistanceKm: configuration.refreshDistanceKm)
+            refreshInterval: settings.value.refreshSeconds, refreshDistanceKm: settings.value.location.refreshDistanceKm)
         if due != nil || dueCityFetch() != nil { refreshContinuation.yield() }
     }
 
     /// The position sources that should run now, then every change, until the caller stops iterating.
-    public func locationSourceUpdates() -> AsyncStream<Set<DaemonConfiguration.LocationSourceSpec>> {
+    public func locationSourceUpdates() -> AsyncStream<Set<LocationSourceSpec>> {
         wantedSources.updates()
     }
 
@@ -319,7 +324,7 @@ public actor ForecastState {
     public func takeDueFetch() -> DueFetch? {
         here.take(
             position: inputs.fix?.coordinate, forecast: inputs.forecast, now: clock(),
-            refreshInterval: configuration.refreshInterval, refreshDistanceKm: configuration.refreshDistanceKm)
+            refreshInterval: settings.value.refreshSeconds, refreshDistanceKm: settings.value.location.refreshDistanceKm)
     }
 
     /// The daemon's health for the `status` request.
@@ -351,7 +356,7 @@ public actor ForecastState {
         else { return }
         var fresh = Report(inputs, now: now)
         if !cityInputs.isEmpty {
-            fresh.cities = zip(configuration.cities, cityInputs).map { city, cityInputs in
+            fresh.cities = zip(settings.value.cities, cityInputs).map { city, cityInputs in
                 ReportCity(id: city.id, name: city.name, favorite: city.favorite, report: Report(cityInputs, now: now))
             }
         }

@@ -3,6 +3,16 @@ import Foundation
 import Control
 import Location
 import Logging
+import Settings
+
+/// A position source the daemon may run in the settings in force, with what it needs of them.
+public enum LocationSourceSpec: Sendable, Hashable {
+    /// gpsd's reader also follows `max_fix_age_seconds`: it hands fixes on often enough that none looks stale.
+    case gpsd(GPSDAddress, maxFixAge: TimeInterval)
+    case staticFile(path: String)
+    /// `[location.ip]`: the services to ask, in order.
+    case ip(endpoints: [IPLocationProvider.Endpoint])
+}
 
 /// Where the machine is: what each position source last said, the gpsd jumps held back, the
 /// position saved before a restart, which position the policy chooses of them, and the place it is
@@ -18,8 +28,8 @@ struct PositionTracker {
         var isNear: Bool
     }
 
-    /// The settings the sources and the policy follow.
-    private(set) var configuration: DaemonConfiguration
+    /// `[location]`: the settings the sources and the policy follow.
+    private(set) var settings: Settings.Location
     private let places: (any PlaceNaming)?
     private let logger: Logger
     /// When the daemon started: the locating grace counts from it, and the pin dates from it.
@@ -51,30 +61,30 @@ struct PositionTracker {
     /// Whether the daemon is still waiting for gpsd's first answer, within its grace.
     private(set) var locating: Bool
     /// The position sources that should run now.
-    private(set) var wantedSources: Set<DaemonConfiguration.LocationSourceSpec>
+    private(set) var wantedSources: Set<LocationSourceSpec>
 
     init(
-        configuration: DaemonConfiguration, places: (any PlaceNaming)?, logger: Logger, startedAt: Date,
+        settings: Settings.Location, places: (any PlaceNaming)?, logger: Logger, startedAt: Date,
         locatingGrace: TimeInterval
     ) {
-        self.configuration = configuration
+        self.settings = settings
         self.places = places
         self.logger = logger
         self.startedAt = startedAt
         self.locatingGrace = locatingGrace
-        jumpFilter = JumpFilter(maxSpeedKmh: configuration.maxSpeedKmh)
-        locating = configuration.mode == .auto && configuration.gpsd != nil
+        jumpFilter = JumpFilter(maxSpeedKmh: settings.maxSpeedKmh)
+        locating = settings.mode == .auto && settings.activeGPSD != nil
         // gpsd gets its start-up grace before IP geolocation is considered.
         wantedSources = Self.wantedSources(
-            configuration, chosen: nil, stillLocating: configuration.gpsd != nil || configuration.staticFile != nil)
+            settings, chosen: nil, stillLocating: settings.activeGPSD != nil || settings.staticFile != nil)
     }
 
     /// Follows new settings: a source whose settings changed starts afresh, one switched off forgets
     /// its position. Returns whether the position may now be another (a fetch is then due at once).
-    mutating func apply(_ new: DaemonConfiguration) -> Bool {
-        let old = configuration
-        configuration = new
-        if old.gpsd != new.gpsd {
+    mutating func apply(_ new: Settings.Location) -> Bool {
+        let old = settings
+        settings = new
+        if old.activeGPSD != new.activeGPSD {
             gpsdFix = nil
             gpsdProblem = nil
             gpsdAnswered = false
@@ -87,13 +97,14 @@ struct PositionTracker {
             staticProblem = nil
             staticAnswered = false
         }
-        if new.ip == nil {
+        if new.activeIP == nil {
             // Switched off for privacy: its position goes too.
             ipFix = nil
             ipProblem = nil
         }
-        return old.pin != new.pin || old.mode != new.mode || old.gpsd != new.gpsd || old.staticFile != new.staticFile
-            || (old.ip == nil) != (new.ip == nil) || old.recentFixWindow != new.recentFixWindow
+        return old.pin != new.pin || old.mode != new.mode || old.activeGPSD != new.activeGPSD
+            || old.staticFile != new.staticFile || (old.activeIP == nil) != (new.activeIP == nil)
+            || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes
     }
 
     /// Takes the position saved before a restart, used until a source knows better.
@@ -175,7 +186,7 @@ struct PositionTracker {
         var choice = policy.choose(candidates, now: now)
         // The saved position stands in for a source, but must not stop IP geolocation from being asked.
         let sourceChosen = choice.fix
-        if choice.fix == nil, configuration.mode == .auto, let savedFix {
+        if choice.fix == nil, settings.mode == .auto, let savedFix {
             choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
         }
         if let fix = choice.fix {
@@ -189,7 +200,7 @@ struct PositionTracker {
                             "location.longitude": "\(fix.coordinate.longitude)",
                         ])
                 }
-                let named = places?.namedPlace(at: fix.coordinate, preferCity: configuration.namesCities)
+                let named = places?.namedPlace(at: fix.coordinate, preferCity: settings.namesCities)
                 chosen = Chosen(fix: fix, place: named?.place, locality: named?.locality, isNear: named?.isNear ?? false)
             }
         } else if chosen != nil {
@@ -198,13 +209,13 @@ struct PositionTracker {
         }
         reason = choice.reason
         locating =
-            chosen == nil && configuration.mode == .auto && configuration.gpsd != nil
+            chosen == nil && settings.mode == .auto && settings.activeGPSD != nil
             && gpsdProblem == nil && now.timeIntervalSince(startedAt) < locatingGrace
         // IP geolocation runs only when nothing better knows the position: a machine with a working
         // receiver or a static file never tells a service its address.
         wantedSources = Self.wantedSources(
-            configuration, chosen: sourceChosen,
-            stillLocating: locating || (configuration.staticFile != nil && !staticAnswered))
+            settings, chosen: sourceChosen,
+            stillLocating: locating || (settings.staticFile != nil && !staticAnswered))
         return before.0 != chosen || before.1 != locating
     }
 
@@ -213,9 +224,9 @@ struct PositionTracker {
     var judgementMoments: [Date] {
         var moments: [Date] = []
         if locating { moments.append(startedAt.addingTimeInterval(locatingGrace)) }
-        if let fix = gpsdFix, configuration.gpsd != nil, configuration.mode == .auto {
-            moments.append(fix.receivedAt.addingTimeInterval(configuration.maxFixAge))
-            moments.append(fix.receivedAt.addingTimeInterval(configuration.maxFixAge + configuration.recentFixWindow))
+        if let fix = gpsdFix, settings.activeGPSD != nil, settings.mode == .auto {
+            moments.append(fix.receivedAt.addingTimeInterval(settings.gpsd.maxFixAgeInterval))
+            moments.append(fix.receivedAt.addingTimeInterval(settings.gpsd.maxFixAgeInterval + settings.gpsd.recentFixInterval))
         }
         return moments
     }
@@ -224,8 +235,8 @@ struct PositionTracker {
     var noLocationError: ReportError? {
         guard chosen == nil, !locating else { return nil }
         var reasons: [String] = []
-        if configuration.mode == .auto {
-            if configuration.gpsd == nil {
+        if settings.mode == .auto {
+            if settings.activeGPSD == nil {
                 reasons.append("gpsd is switched off")
             } else if let problem = gpsdProblem {
                 reasons.append("gpsd is not available (\(problem))")
@@ -241,30 +252,32 @@ struct PositionTracker {
     }
 
     static func wantedSources(
-        _ configuration: DaemonConfiguration, chosen: LocationFix?, stillLocating: Bool
-    ) -> Set<DaemonConfiguration.LocationSourceSpec> {
-        var wanted: Set<DaemonConfiguration.LocationSourceSpec> = []
-        guard configuration.mode == .auto else { return wanted }
-        if let gpsd = configuration.gpsd { wanted.insert(.gpsd(gpsd, maxFixAge: configuration.maxFixAge)) }
-        if let path = configuration.staticFile { wanted.insert(.staticFile(path: path)) }
+        _ settings: Settings.Location, chosen: LocationFix?, stillLocating: Bool
+    ) -> Set<LocationSourceSpec> {
+        var wanted: Set<LocationSourceSpec> = []
+        guard settings.mode == .auto else { return wanted }
+        if let gpsd = settings.activeGPSD { wanted.insert(.gpsd(gpsd, maxFixAge: settings.gpsd.maxFixAgeInterval)) }
+        if let path = settings.staticFile { wanted.insert(.staticFile(path: path)) }
         let betterSourceKnows = chosen.map { [.gpsd, .staticFile].contains($0.source) } ?? false
-        if let ip = configuration.ip, !betterSourceKnows, !stillLocating { wanted.insert(.ip(ip)) }
+        if let ip = settings.activeIP, !betterSourceKnows, !stillLocating {
+            wanted.insert(.ip(endpoints: ip.services.map { IPLocationProvider.Endpoint(service: $0, url: ip.url(for: $0)) }))
+        }
         return wanted
     }
 
     private var policy: LocationPolicy {
         LocationPolicy(
-            mode: configuration.mode, maxFixAge: .seconds(configuration.maxFixAge),
-            recentFixWindow: .seconds(configuration.recentFixWindow))
+            mode: settings.mode, maxFixAge: settings.gpsd.maxFixAge,
+            recentFixWindow: settings.gpsd.recentFixWindow)
     }
 
     /// What each source knows now, as far as the settings let it count.
     private var candidates: LocationPolicy.Candidates {
         LocationPolicy.Candidates(
-            gpsd: configuration.gpsd == nil ? nil : gpsdFix,
-            staticFile: configuration.staticFile == nil ? nil : staticFix,
-            ip: configuration.ip == nil ? nil : ipFix,
-            pin: configuration.pin.map {
+            gpsd: settings.activeGPSD == nil ? nil : gpsdFix,
+            staticFile: settings.staticFile == nil ? nil : staticFix,
+            ip: settings.activeIP == nil ? nil : ipFix,
+            pin: settings.pin.map {
                 LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
             })
     }
@@ -279,7 +292,7 @@ struct PositionTracker {
 
     /// What every position source says and which one is used, for `forecastctl locate`.
     func locate(now: Date) -> LocateAnswer {
-        let auto = configuration.mode == .auto
+        let auto = settings.mode == .auto
         let sources = [
             auto ? locateGPSD(now: now) : off(.gpsd, "not used: the mode is pinned"),
             auto ? locateStaticFile(now: now) : off(.staticFile, "not used: the mode is pinned"),
@@ -289,11 +302,11 @@ struct PositionTracker {
         let chosen = self.chosen?.fix
         var chosenName = chosen?.source.rawValue
         if let chosen, chosen == savedFix, !sources.contains(where: \.used) { chosenName = "saved" }
-        return LocateAnswer(mode: configuration.mode.rawValue, chosen: chosenName, reason: reason, sources: sources)
+        return LocateAnswer(mode: settings.mode.rawValue, chosen: chosenName, reason: reason, sources: sources)
     }
 
     private func locateGPSD(now: Date) -> LocateSource {
-        guard let gpsd = configuration.gpsd else {
+        guard let gpsd = settings.activeGPSD else {
             return off(.gpsd, "switched off ([location.gpsd] enabled = false)")
         }
         var held = ""
@@ -305,8 +318,8 @@ struct PositionTracker {
         if let fix = gpsdFix {
             let freshness: String
             switch policy.freshness(ofGPSD: fix, now: now) {
-            case .fresh: freshness = "fresh (max_fix_age_seconds = \(Int(configuration.maxFixAge)))"
-            case .recent: freshness = "no longer fresh but recent (recent_fix_minutes = \(Int(configuration.recentFixWindow / 60)))"
+            case .fresh: freshness = "fresh (max_fix_age_seconds = \(settings.gpsd.maxFixAgeSeconds))"
+            case .recent: freshness = "no longer fresh but recent (recent_fix_minutes = \(settings.gpsd.recentFixMinutes))"
             case .old, .none: freshness = "too old to use"
             }
             let problem = gpsdProblem.map { "; now: \($0)" } ?? ""
@@ -322,7 +335,7 @@ struct PositionTracker {
     }
 
     private func locateStaticFile(now: Date) -> LocateSource {
-        guard let path = configuration.staticFile else { return off(.staticFile, "switched off (static_file = \"\")") }
+        guard let path = settings.staticFile else { return off(.staticFile, "switched off (static_file = \"\")") }
         if let fix = staticFix {
             return entry(.staticFile, fix, "from \(path)", now: now)
         } else if let problem = staticProblem {
@@ -333,7 +346,7 @@ struct PositionTracker {
     }
 
     private func locateIP(now: Date) -> LocateSource {
-        guard configuration.ip != nil else { return off(.ip, "switched off ([location.ip] enabled = false)") }
+        guard settings.activeIP != nil else { return off(.ip, "switched off ([location.ip] enabled = false)") }
         let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
         let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
         if let fix = ipFix {

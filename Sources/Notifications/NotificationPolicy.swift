@@ -1,6 +1,7 @@
 import DesktopNotifications
 import ForecastModel
 import Foundation
+import Settings
 
 /// What a notification is about: the key under which it is replaced or taken away.
 public enum NotificationSubject: Sendable, Hashable, CustomStringConvertible {
@@ -62,7 +63,7 @@ public enum NotificationDecision: Sendable, Hashable {
 
 /// Decides what to notify, from successive reports: pure, so every rule is tested without a bus.
 ///
-/// - **Warnings** at or above ``NotificationPreferences/minimumSeverity``: a new one is shown; an update
+/// - **Warnings** at or above `minimum_severity`: a new one is shown; an update
 ///   (another CAP message of the same chain) that raises the severity is shown again, replacing the
 ///   earlier notification; any other update is only written down (never twice for the same warning). One
 ///   that falls below the minimum, is cancelled, expires or no longer covers the position is taken away.
@@ -72,11 +73,11 @@ public enum NotificationDecision: Sendable, Hashable {
 ///   gives four notifications, not thousands. Only the ``NotificationLedger/capacity`` most severe warnings in
 ///   force are followed (written down, upgraded, taken away); the rest are only counted.
 /// - **Rain soon**: once per episode, when the nowcast says it starts within
-///   ``NotificationPreferences/rainLead``; a later nowcast that starts within
+///   `rain_soon_minutes`; a later nowcast that starts within
 ///   ``NotificationLedger/RainEpisode/gap`` of the episode's end is the same episode. Nothing is sent while
 ///   it already rains. The notification is taken away when the rain has stopped, or when a nowcast no
 ///   longer expects it.
-/// - **Morning summary**: once a day at ``NotificationPreferences/morningSummary`` on the machine's clock,
+/// - **Morning summary**: once a day at `morning_summary` on the machine's clock,
 ///   or up to three hours later (a machine that was asleep), when the report has a forecast.
 /// - **Quiet hours**: only extreme warnings are shown; the rest wait for the end of the quiet hours and are
 ///   shown then if they still hold. Taking notifications away is never held back.
@@ -87,12 +88,12 @@ public struct NotificationPolicy: Sendable {
     /// notification. Three: a person reads three at a glance, and more at once is a flood, not a warning.
     public static let individualWarnings = 3
 
-    public var preferences: NotificationPreferences
+    public var preferences: Settings.Notifications
     /// The zone of the machine's clock: quiet hours and the morning summary are read on it.
     public var timeZone: TimeZone
     public var phrases: Phrases
 
-    public init(preferences: NotificationPreferences, timeZone: TimeZone = .current, phrases: Phrases = .english) {
+    public init(preferences: Settings.Notifications, timeZone: TimeZone = .current, phrases: Phrases = .english) {
         self.preferences = preferences
         self.timeZone = timeZone
         self.phrases = phrases

@@ -2,6 +2,7 @@ import DesktopNotifications
 import ForecastModel
 import Foundation
 import Logging
+import Settings
 
 /// Sends what ``NotificationPolicy`` decides through the desktop's notification server, and remembers what
 /// went out in the state directory (``NotificationStore``) so that nothing goes out twice, across restarts
@@ -51,7 +52,7 @@ public actor Notifier {
     ///   - timeZone: the machine's clock's zone, for quiet hours and the morning summary.
     ///   - opener: opens a warning's page when the user picks "Open warning"; nil offers no action.
     public init(
-        client: NotificationClient, stateDirectory: String, preferences: NotificationPreferences,
+        client: NotificationClient, stateDirectory: String, preferences: Settings.Notifications,
         timeZone: TimeZone = .current, phrases: Phrases = .english, opener: (any URLOpening)? = nil, logger: Logger
     ) {
         self.client = client
@@ -69,10 +70,10 @@ public actor Notifier {
     }
 
     /// The preferences in effect.
-    public var preferences: NotificationPreferences { policy.preferences }
+    public var preferences: Settings.Notifications { policy.preferences }
 
     /// Applies changed settings (`[notifications]` is live); they count from the next update.
-    public func setPreferences(_ preferences: NotificationPreferences) {
+    public func setPreferences(_ preferences: Settings.Notifications) {
         var preferences = preferences
         if opener == nil { preferences.actions = false }
         policy.preferences = preferences

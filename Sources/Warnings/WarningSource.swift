@@ -109,7 +109,7 @@ public struct WarningSourceContext: Sendable {
     public var now: @Sendable () -> Date
 
     public init(
-        httpClient: HTTPClient, userAgent: String, timeout: Duration = .seconds(20), coordinatePrecision: Int = 2,
+        httpClient: HTTPClient, userAgent: String, timeout: Duration = .seconds(20), coordinatePrecision: Int,
         logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.httpClient = httpClient

@@ -61,7 +61,7 @@ public actor AirQualityService {
     private var lastAttempt: Date?
 
     public init(
-        provider: OpenMeteoAirQualityProvider, coordinatePrecision: Int = 2, interval: TimeInterval = 3600,
+        provider: OpenMeteoAirQualityProvider, coordinatePrecision: Int, interval: TimeInterval = 3600,
         minimumSpacing: TimeInterval = 15 * 60, nearbyKm: Double = 25, capacity: Int = 16, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {

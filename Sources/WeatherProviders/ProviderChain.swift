@@ -173,7 +173,7 @@ public actor ProviderChain: WeatherProvider {
     ///   - now: the clock for backoff; tests pass a controllable one.
     ///   - random: a uniform random number in the given range, for jitter; tests pass a fixed one.
     public init(
-        providers: [any WeatherProvider], coordinatePrecision: Int = 2, policy: BackoffPolicy = BackoffPolicy(),
+        providers: [any WeatherProvider], coordinatePrecision: Int, policy: BackoffPolicy = BackoffPolicy(),
         maximumAnswerOffset: TimeInterval? = nil, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {

@@ -9,9 +9,9 @@ import Warnings
 import WeatherProviders
 
 // The warnings, the air and the nowcast as the daemon's services build them from the settings
-// (`[warnings]`, `[air]`, `[nowcast]`): the projection of DaemonConfiguration turned into the Warnings and
-// WeatherProviders types, so that wiring them is a matter of calling these.
-extension DaemonConfiguration {
+// (`[warnings]`, `[air]`, `[nowcast]`): the settings turned into the Warnings and WeatherProviders types,
+// so that wiring them is a matter of calling these.
+extension Settings {
     /// `[warnings]` as the switches ``WarningSourceSelection`` reads.
     public var warningSwitches: WarningSourceSwitches {
         WarningSourceSwitches(
@@ -52,7 +52,7 @@ extension DaemonConfiguration {
     /// The air quality index to ask for at a position in `countryCode` (`[air] scale`); nil when `[air]
     /// enabled` is false.
     public func airScale(countryCode: String?) -> AQIScale? {
-        air.map { $0.scale.scale(countryCode: countryCode) }
+        activeAir.map { $0.scale.scale(countryCode: countryCode) }
     }
 
     /// The Air Quality API provider `[air]` describes; nil when `[air] enabled` is false. Its
@@ -60,7 +60,7 @@ extension DaemonConfiguration {
     public func airQualityProvider(
         httpClient: HTTPClient, userAgent: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) -> OpenMeteoAirQualityProvider? {
-        air.map { air in
+        activeAir.map { air in
             OpenMeteoAirQualityProvider(
                 url: air.url,
                 fetcher: .weather(

@@ -125,28 +125,26 @@ public struct DaemonComposition: Sendable {
     }
 
     private func runServices(httpClient: HTTPClient, passed: SocketActivation.Passed) async throws {
-        let configuration = DaemonConfiguration(settings)
         let notifier = SystemdNotifier(logger: logger)
         let startup = StartupGate()
         let intervals = Self.intervals(logger: logger)
         let store = StateStore(directory: settings.stateDirectory, logger: logger)
-        let state = await restoredState(from: store, configuration: configuration, intervals: intervals)
+        let state = await restoredState(from: store, intervals: intervals)
         let reloader = SettingsReloader(
             initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
             isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
         let socket = socketOptions(reloader: reloader, intervals: intervals, passed: passed, startup: startup)
         let services = services(
-            state: state, store: store, reloader: reloader, socket: socket, configuration: configuration,
-            intervals: intervals, notifier: notifier, startup: startup, httpClient: httpClient)
+            state: state, store: store, reloader: reloader, socket: socket, intervals: intervals, notifier: notifier, startup: startup, httpClient: httpClient)
         try await serviceGroup(services).run()
     }
 
     /// The state owner, with the last good report and position from before a restart published at once
     /// (stale), what a crash left behind removed, and judged once.
     private func restoredState(
-        from store: StateStore, configuration: DaemonConfiguration, intervals: DaemonIntervals
+        from store: StateStore, intervals: DaemonIntervals
     ) async -> ForecastState {
-        let state = ForecastState(configuration: configuration, places: places, logger: logger, intervals: intervals)
+        let state = ForecastState(settings: settings, places: places, logger: logger, intervals: intervals)
         if let saved = store.load() {
             logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
             await state.restore(saved)
@@ -154,7 +152,7 @@ public struct DaemonComposition: Sendable {
         // After the load, which may set one more unreadable copy aside; before anything is written.
         Self.removeLeftovers(
             store: store, ipCachePath: ipCachePath,
-            statusFile: configuration.statusFile, socketPath: configuration.socketPath, logger: logger)
+            statusFile: settings.output.statusFile, socketPath: settings.output.socket, logger: logger)
         // Judged once before anything is served: the first report a client or systemd sees already
         // has the pin, rather than the blank state the actor starts from.
         await state.tick()
@@ -169,11 +167,9 @@ public struct DaemonComposition: Sendable {
         reloader: SettingsReloader, intervals: DaemonIntervals, passed: SocketActivation.Passed, startup: StartupGate
     ) -> SocketService.Options {
         let places = self.places
-        var options = SocketService.Options()
-        options.maxClients = settings.output.maxClients
+        var options = SocketService.Options(maxClients: settings.output.maxClients)
         options.firstRequestTimeout = .nanoseconds(Int64((intervals.firstRequest * 1e9).rounded()))
         options.group = settings.output.socketGroup
-        options.display = reloader.display
         options.reload = { await reloader.reload(reason: "a reload request on the socket").answer }
         options.changeSettings = { [explicitSettingsPath] request in
             await SocketSettingsChange.apply(
@@ -189,7 +185,7 @@ public struct DaemonComposition: Sendable {
     /// shut down last.
     private func services(
         state: ForecastState, store: StateStore, reloader: SettingsReloader, socket: SocketService.Options,
-        configuration: DaemonConfiguration, intervals: DaemonIntervals, notifier: SystemdNotifier,
+        intervals: DaemonIntervals, notifier: SystemdNotifier,
         startup: StartupGate, httpClient: HTTPClient
     ) -> [any Service] {
         let logger = self.logger
@@ -197,19 +193,17 @@ public struct DaemonComposition: Sendable {
         var parts: [any Service] = [
             StateService(store: store, state: state, logger: logger),
             StatusFileService(
-                path: configuration.statusFile, socketGroup: settings.output.socketGroup, state: state, logger: logger,
+                path: settings.output.statusFile, socketGroup: settings.output.socketGroup, state: state, logger: logger,
                 hold: .seconds(intervals.statusFileHold), published: { startup.done(.reportPublished) }),
         ]
         parts.append(StatusFilesService(state: state, logger: logger))
         parts += [
-            SocketService(path: configuration.socketPath, state: state, logger: logger, options: socket),
+            SocketService(path: settings.output.socket, state: state, logger: logger, options: socket),
             SettingsService(reloader: reloader),
             locationService(state: state, httpClient: httpClient),
-            HistoryService(
-                state: state, path: settings.historyDatabasePath,
-                retentionDays: { await state.currentConfiguration.historyRetentionDays }, logger: logger),
-            ForecastService(state: state) { configuration in
-                Self.providerChain(configuration.providers, httpClient: httpClient, places: places, logger: logger)
+            HistoryService(state: state, path: settings.historyDatabasePath, logger: logger),
+            ForecastService(state: state) { settings in
+                Self.providerChain(settings.providers, httpClient: httpClient, places: places, logger: logger)
             },
             WakeService(state: state, logger: logger),
         ]
@@ -218,7 +212,7 @@ public struct DaemonComposition: Sendable {
             // Last, so that graceful shutdown reaches it first: STOPPING=1 before anything stops.
             let watchdog = SystemdNotifier.watchdogInterval().map { interval in
                 // A round trip through the state owner: a wedged actor stops the pings.
-                Watchdog(notifier: notifier, interval: interval, probe: { _ = await state.currentConfiguration })
+                Watchdog(notifier: notifier, interval: interval, probe: { _ = await state.currentSettings })
             }
             parts.append(SystemdService(notifier: notifier, state: state, startup: startup, watchdog: watchdog))
         }
@@ -237,9 +231,9 @@ public struct DaemonComposition: Sendable {
                     handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
             case .staticFile(let path):
                 StaticFileLocationProvider(path: path)
-            case .ip(let lookup):
+            case .ip(let endpoints):
                 IPLocationProvider(
-                    endpoints: lookup.endpoints,
+                    endpoints: endpoints,
                     client: httpClient, userAgent: Self.userAgent.daemon,
                     cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
             }

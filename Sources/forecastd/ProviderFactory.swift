@@ -85,23 +85,23 @@ extension DaemonComposition {
         return [
             AlertService(
                 state: state, logger: logger, clock: clock,
-                makeWarningSource: { configuration, country in
+                makeWarningSource: { settings, country in
                     let context = WarningSourceContext(
                         httpClient: httpClient,
-                        userAgent: Self.userAgent.identifying(contact: configuration.providers.metNorway.contact),
-                        coordinatePrecision: configuration.providers.coordinatePrecision, logger: logger,
+                        userAgent: Self.userAgent.identifying(contact: settings.providers.metNorway.contact),
+                        coordinatePrecision: settings.providers.coordinatePrecision, logger: logger,
                         now: { clock.now() })
-                    return configuration.warningSource(
+                    return settings.warningSource(
                         forCountry: country, context: context, meteoAlarmAreas: areas,
-                        language: configuration.display.phrases(logger: nil).language)
+                        language: settings.display.phrases(logger: nil).language)
                 },
-                makeAirService: { configuration in
-                    configuration.airQualityProvider(
+                makeAirService: { settings in
+                    settings.airQualityProvider(
                         httpClient: httpClient, userAgent: Self.userAgent.daemon, logger: logger, now: { clock.now() }
                     )
                     .map { provider in
                         AirQualityService(
-                            provider: provider, coordinatePrecision: configuration.providers.coordinatePrecision,
+                            provider: provider, coordinatePrecision: settings.providers.coordinatePrecision,
                             logger: logger, now: { clock.now() })
                     }
                 }),

@@ -120,8 +120,7 @@ struct SocketProtocolTests {
 
     @Test("200 watchers all get the report at once and again on every change; a reader that never reads delays nobody")
     func manyWatchers() async throws {
-        var options = SocketService.Options()
-        options.maxClients = 300
+        let options = SocketService.Options(maxClients: 300)
         try await server.withServer(options: options) { path, state in
             // With data, so that a units switch changes what every format shows.
             await state.forecastSucceeded(snowyForecast(), for: Coordinate(latitude: 46.5, longitude: 7.57))
@@ -135,7 +134,7 @@ struct SocketProtocolTests {
             #expect(first.allSatisfy { $0.count >= 2 })
 
             // Many changes while the stuck one reads nothing: everyone else gets the last one.
-            var configuration = await state.currentConfiguration
+            var configuration = await state.currentSettings
             for _ in 0..<20 {
                 configuration.units = configuration.units == .metric ? .imperial : .metric
                 await state.apply(configuration)
@@ -165,7 +164,7 @@ struct SocketProtocolTests {
             let stuck = try RawClients(count: 1, path: path)
             stuck.sendAll("watch")
             // Forty changes while it reads nothing at all.
-            var configuration = await state.currentConfiguration
+            var configuration = await state.currentSettings
             for _ in 0..<40 {
                 configuration.units = configuration.units == .metric ? .imperial : .metric
                 await state.apply(configuration)
@@ -184,8 +183,7 @@ struct SocketProtocolTests {
 
     @Test("at most max_clients at once, with a clear refusal; idle clients are dropped, watchers are not")
     func limits() async throws {
-        var options = SocketService.Options()
-        options.maxClients = 3
+        var options = SocketService.Options(maxClients: 3)
         options.idleTimeout = .milliseconds(400)
         try await server.withServer(options: options) { path, _ in
             let three = try RawClients(count: 3, path: path)
@@ -227,7 +225,7 @@ struct SocketProtocolTests {
 
     @Test("another user may read but not change settings (peer credentials, socket group 0660)")
     func otherUserReadsOnly() async throws {
-        var options = SocketService.Options()
+        var options = SocketService.Options(maxClients: 64)
         options.group = "nogroup"
         options.changeSettings = { _ in ControlAnswer(class: "SETTINGS", ok: true, message: "changed") }
         try await server.withServer(options: options, directoryMode: 0o755) { path, _ in
@@ -251,7 +249,7 @@ struct SocketProtocolTests {
 
     @Test("arguments a request does not take are answered with an ERROR naming what it takes, and the connection stays")
     func unknownArguments() async throws {
-        var options = SocketService.Options()
+        var options = SocketService.Options(maxClients: 64)
         options.changeSettings = { _ in ControlAnswer(class: "SETTINGS", ok: true, message: "changed") }
         try await server.withServer(options: options) { path, _ in
             let answers = try await onOwnThread { () -> [String] in
@@ -281,9 +279,8 @@ struct SocketProtocolTests {
 
     @Test("a reader in socket_group holds at most half the places, so it cannot lock the owner out")
     func otherUserCannotFillTheTable() async throws {
-        var options = SocketService.Options()
+        var options = SocketService.Options(maxClients: 4)
         options.group = "nogroup"
-        options.maxClients = 4
         try await server.withServer(options: options, directoryMode: 0o755) { path, _ in
             // User nobody opens four watchers, one after the other, and keeps them for 3 s.
             var nobody: [Task<(status: Int32, stdout: String, stderr: String), any Error>] = []
@@ -314,10 +311,10 @@ struct SocketProtocolTests {
     @Test("refresh without a position says why; refresh and settings requests answer in one line")
     func refreshWithoutPosition() async throws {
         try await server.withServer { path, state in
-            var configuration = await state.currentConfiguration
-            configuration.mode = .auto
-            configuration.pin = nil
-            configuration.gpsd = nil
+            var configuration = await state.currentSettings
+            configuration.location.mode = .auto
+            configuration.location.pin = nil
+            configuration.location.gpsd.enabled = false
             await state.apply(configuration)
             let answer = try await onOwnThread { try ControlClient(socketPath: path).request("refresh") }
             #expect(answer.contains("\"class\":\"REFRESH\""))

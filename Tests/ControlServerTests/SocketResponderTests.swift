@@ -14,16 +14,12 @@ import Testing
 @Suite("Socket responder")
 struct SocketResponderTests {
     /// A state pinned in Adelboden (no source to ask, nothing fetched) and a socket service that is never run.
-    func service(options: SocketService.Options = SocketService.Options()) async -> (SocketService, ForecastState) {
+    func service(options: SocketService.Options = SocketService.Options(maxClients: 64)) async -> (SocketService, ForecastState) {
         let directory = "/tmp/fd-responder-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        let configuration = DaemonConfiguration(
-            units: .metric, refreshInterval: 900, mode: .pinned,
-            pin: .init(coordinate: Coordinate(latitude: 46.4983, longitude: 7.5674), name: "Adelboden"), gpsd: nil,
-            maxFixAge: 120, refreshDistanceKm: 5, providers: Settings.defaults(isSystemService: false).providers,
-            statusFile: directory + "/report.json", socketPath: directory + "/forecastd.sock")
-        let state = ForecastState(configuration: configuration, places: nil, logger: Logger(label: "test"))
+        let settings = Settings.pinnedInAdelboden(directory: directory)
+        let state = ForecastState(settings: settings, places: nil, logger: Logger(label: "test"))
         await state.tick()
-        return (SocketService(path: configuration.socketPath, state: state, logger: Logger(label: "test"), options: options), state)
+        return (SocketService(path: settings.output.socket, state: state, logger: Logger(label: "test"), options: options), state)
     }
 
     /// The answer line to `text`, and whether the responder asked who is asking.
@@ -75,7 +71,7 @@ struct SocketResponderTests {
     @Test("requests that change something are refused to other users, and passed on typed to the owner's")
     func privileged() async {
         let edits = NIOLockedValueBox<[SettingsEditRequest]>([])
-        var options = SocketService.Options()
+        var options = SocketService.Options(maxClients: 64)
         options.changeSettings = { edit in
             edits.withLockedValue { $0.append(edit) }
             return ControlAnswer(.settings, ok: true, message: "units: metric → imperial")

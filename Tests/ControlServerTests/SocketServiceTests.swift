@@ -14,7 +14,7 @@ import Testing
 @Suite("Socket service", .serialized)
 struct SocketServiceTests {
     func withServer(
-        options: SocketService.Options = SocketService.Options(), directoryMode: Int? = nil,
+        options: SocketService.Options = SocketService.Options(maxClients: 64), directoryMode: Int? = nil,
         _ body: (String, ForecastState) async throws -> Void
     ) async throws {
         let directory = "/tmp/fd-sock-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -24,12 +24,8 @@ struct SocketServiceTests {
             chmod(directory, mode_t(directoryMode))
         }
         let path = directory + "/forecastd.sock"
-        let configuration = DaemonConfiguration(
-            units: .metric, refreshInterval: 900, mode: .pinned,
-            pin: .init(coordinate: Coordinate(latitude: 46.4983, longitude: 7.5674), name: "Adelboden"), gpsd: nil,
-            maxFixAge: 120, refreshDistanceKm: 5, providers: Settings.defaults(isSystemService: false).providers,
-            statusFile: directory + "/report.json", socketPath: path)
-        let state = ForecastState(configuration: configuration, places: nil, logger: Logger(label: "test"))
+        let state = ForecastState(
+            settings: .pinnedInAdelboden(directory: directory), places: nil, logger: Logger(label: "test"))
         await state.tick()
         let service = SocketService(path: path, state: state, logger: Logger(label: "test"), options: options)
         // Stopped the way the daemon stops it: by graceful shutdown, as on SIGTERM.
@@ -156,5 +152,22 @@ struct SocketServiceTests {
             let line = try await onOwnThread { try ControlClient(socketPath: path).request("report") }
             #expect(line.contains("\"schema\":1"))
         }
+    }
+}
+
+extension Settings {
+    /// Pinned in Adelboden with every position source off (nothing to ask, nothing fetched), the status file
+    /// and the socket in `directory`.
+    static func pinnedInAdelboden(directory: String) -> Settings {
+        var settings = Settings.defaults(isSystemService: false)
+        settings.location.mode = .pinned
+        settings.location.pin = Pin(coordinate: Coordinate(latitude: 46.4983, longitude: 7.5674), name: "Adelboden")
+        settings.location.gpsd.enabled = false
+        settings.location.gpsd.recentFixMinutes = 0
+        settings.location.staticFile = nil
+        settings.location.ip.enabled = false
+        settings.output.statusFile = directory + "/report.json"
+        settings.output.socket = directory + "/forecastd.sock"
+        return settings
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import Notifications
 import ServiceLifecycleTestKit
+import Settings
 import Synchronization
 import Testing
 
@@ -39,12 +40,12 @@ struct NotificationServiceTests {
 
     /// Runs the service on a pinned state with these preferences for a few reports, then shuts it down;
     /// returns how many notifiers it built and what it logged.
-    func run(preferences: NotificationPreferences?, isSystemService: Bool) async throws -> (built: Int, log: [String]) {
+    func run(preferences: Settings.Notifications, isSystemService: Bool) async throws -> (built: Int, log: [String]) {
         let base = TestState()
         let pin = Coordinate(latitude: 48.9, longitude: 2.33)
-        var configuration = DaemonConfiguration.testing(pin: pin, gpsd: false, mode: .pinned)
-        configuration.notifications = preferences
-        let state = base.makeState(configuration)
+        var settings = Settings.testing(pin: pin, gpsd: false, mode: .pinned)
+        settings.notifications = preferences
+        let state = base.makeState(settings)
         let messages = Messages()
         let built = Mutex(0)
         let service = NotificationService(state: state, isSystemService: isSystemService, logger: messages.logger) {
@@ -73,14 +74,14 @@ struct NotificationServiceTests {
 
     @Test("Off: no notifier is built and nothing is said")
     func off() async throws {
-        let result = try await run(preferences: nil, isSystemService: false)
+        let result = try await run(preferences: Settings.Notifications(), isSystemService: false)
         #expect(result.built == 0)
         #expect(result.log.isEmpty)
     }
 
     @Test("The system service says once that it cannot notify, and how to run the user service")
     func systemService() async throws {
-        let result = try await run(preferences: NotificationPreferences(), isSystemService: true)
+        let result = try await run(preferences: .switchedOn, isSystemService: true)
         #expect(result.built == 0)
         let said = result.log.filter { $0.contains("no session bus") }
         #expect(said.count == 1)
@@ -89,8 +90,17 @@ struct NotificationServiceTests {
 
     @Test("On, without a reachable bus: the notifier is built once and says once it cannot deliver")
     func noBus() async throws {
-        let result = try await run(preferences: NotificationPreferences(), isSystemService: false)
+        let result = try await run(preferences: .switchedOn, isSystemService: false)
         #expect(result.built == 1)
         #expect(result.log.filter { $0.contains("cannot be delivered") }.count == 1)
+    }
+}
+
+extension Settings.Notifications {
+    /// `[notifications] enabled = true`, every other key at its default.
+    static var switchedOn: Settings.Notifications {
+        var notifications = Settings.Notifications()
+        notifications.enabled = true
+        return notifications
     }
 }

@@ -17,7 +17,7 @@ struct SettingsReloaderTests {
         try "units = \"metric\"\n".write(toFile: path, atomically: true, encoding: .utf8)
         let initial = try Settings.load(from: path, isSystemService: false)
         let logger = Logger(label: "test")
-        let state = ForecastState(configuration: DaemonConfiguration(initial), places: nil, logger: logger)
+        let state = ForecastState(settings: initial, places: nil, logger: logger)
         let reloader = SettingsReloader(
             initial: initial, sourcePath: path, explicitPath: path, isSystemService: false, state: state, logger: logger
         )
@@ -41,10 +41,10 @@ struct SettingsReloaderTests {
             outcome.summary
                 == "reloaded \(path): changed units, location.gpsd.port, display.icons; read at start, waiting for a "
                 + "restart: output.max_clients")
-        #expect(await state.currentConfiguration.units == .imperial)
-        #expect(await state.currentConfiguration.gpsd?.port == 3000)
-        #expect(await state.currentConfiguration.display.icons == .nerd)
-        #expect(reloader.display.value.icons == .nerd, "the socket renders with the new icons")
+        #expect(await state.currentSettings.units == .imperial)
+        #expect(await state.currentSettings.location.activeGPSD?.port == 3000)
+        #expect(await state.currentSettings.display.icons == .nerd)
+        #expect(state.settings.value.display.icons == .nerd, "the socket renders with the new icons")
         let running = await reloader.inEffect.settings
         #expect(running.output.maxClients == 64 && running.display.icons == .nerd)
 

@@ -14,13 +14,8 @@ struct WakeTests {
 
     func makeState(pin: Coordinate? = nil) -> ForecastState {
         let clock = self.clock
-        let configuration = DaemonConfiguration(
-            units: .metric, refreshInterval: 900, mode: .auto, pin: pin.map { Pin(coordinate: $0, name: nil) },
-            gpsd: pin == nil ? .init(host: "127.0.0.1", port: 2947) : nil,
-            maxFixAge: 120, refreshDistanceKm: 5, providers: Settings.defaults(isSystemService: false).providers,
-            statusFile: "/nonexistent", socketPath: "/nonexistent")
         return ForecastState(
-            configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
+            settings: .testing(pin: pin, gpsd: pin == nil), places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
     }
 
     func fix() -> LocationFix {

@@ -102,7 +102,7 @@ struct AlertStateTests {
     func nowcastOff() async throws {
         let pin = Coordinate(latitude: 48.9, longitude: 2.33)
         var configuration = base.configuration(pin: pin, gpsd: false, mode: .pinned)
-        configuration.nowcastHorizon = nil
+        configuration.nowcast.enabled = false
         let state = base.makeState(configuration)
         await state.tick()
         await state.forecastSucceeded(rainyForecast(), for: pin)

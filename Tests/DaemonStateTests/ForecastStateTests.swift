@@ -12,7 +12,7 @@ import WeatherProviders
 struct ForecastStateTests: OnTestClock {
     let clock = TestClock()
 
-    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> DaemonConfiguration {
+    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> Settings {
         .testing(pin: pin, gpsd: gpsd, mode: mode)
     }
 
@@ -34,16 +34,17 @@ struct ForecastStateTests: OnTestClock {
     @Test("with no tick, the timer asks for the refresh when it falls due and turns the report stale on time")
     func timerDrivenJudgements() async throws {
         let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
-        var configuration = configuration(pin: pin, gpsd: false)
-        configuration.refreshInterval = 0.4  // stale after 0.8 s
-        let state = ForecastState(configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"))
+        var settings = configuration(pin: pin, gpsd: false)
+        settings.refreshMinutes = 1  // refreshed after 60 s, stale after 120 s
+        let state = ForecastState(settings: settings, places: FixedPlaces(), logger: Logger(label: "test"))
         await state.startKeepingTime()
         var requests = state.refreshRequests.makeAsyncIterator()
         _ = await requests.next()
         let target = try #require(await state.takeDueFetch())
+        // A forecast fetched 59.6 s ago: the next refresh is due in 0.4 s.
         let fetched = Date()
         var forecast = forecast()
-        forecast.fetchedAt = fetched
+        forecast.fetchedAt = fetched.addingTimeInterval(-59.6)
         await state.forecastSucceeded(forecast, for: target.coordinate)
         #expect(await state.takeDueFetch() == nil)
 
@@ -51,9 +52,13 @@ struct ForecastStateTests: OnTestClock {
         _ = await requests.next()
         #expect(Date().timeIntervalSince(fetched) >= 0.4, "asked before the refresh was due")
         #expect(await state.takeDueFetch()?.coordinate == pin)
+        // A forecast fetched 119.2 s ago: it turns stale in 0.8 s.
+        let refetched = Date()
+        forecast.fetchedAt = refetched.addingTimeInterval(-119.2)
+        await state.forecastSucceeded(forecast, for: target.coordinate)
         var reports = await state.subscribe().makeAsyncIterator()
         while let report = await reports.next(), !report.stale {}
-        #expect(Date().timeIntervalSince(fetched) > 0.8)
+        #expect(Date().timeIntervalSince(refetched) >= 0.8, "stale before its time")
         await state.stopKeepingTime()
     }
 
@@ -261,12 +266,12 @@ struct ForecastStateTests: OnTestClock {
             receivedAt: clock.now)
     }
 
-    func withSources(_ configuration: DaemonConfiguration) -> DaemonConfiguration {
-        var configuration = configuration
-        configuration.staticFile = "/etc/geolocation"
-        configuration.ip = DaemonConfiguration.IPLookup(endpoints: [])
-        configuration.recentFixWindow = 1800
-        return configuration
+    func withSources(_ settings: Settings) -> Settings {
+        var settings = settings
+        settings.location.staticFile = "/etc/geolocation"
+        settings.location.ip.enabled = true
+        settings.location.gpsd.recentFixMinutes = 30
+        return settings
     }
 
     func runsIP(_ state: ForecastState) async -> Bool {
@@ -339,19 +344,14 @@ struct ForecastStateTests: OnTestClock {
 struct CityStateTests {
     let clock = TestClock()
 
-    func configuration(cities: [DaemonConfiguration.City]) -> DaemonConfiguration {
-        var configuration = DaemonConfiguration(
-            units: .metric, refreshInterval: 900, mode: .pinned,
-            pin: Pin(coordinate: Coordinate(latitude: 48.9, longitude: 2.33), name: nil),
-            gpsd: nil, maxFixAge: 120, refreshDistanceKm: 5,
-            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
-            socketPath: "/nonexistent")
-        configuration.cities = cities
-        return configuration
+    func configuration(cities: [Settings.City]) -> Settings {
+        var settings = Settings.testing(pin: Coordinate(latitude: 48.9, longitude: 2.33), gpsd: false, mode: .pinned)
+        settings.cities = cities
+        return settings
     }
 
-    let paris = DaemonConfiguration.City(id: "paris-fr", name: "Paris", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: true)
-    let lisbon = DaemonConfiguration.City(id: "lisbon-pt", name: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
+    let paris = Settings.City(name: "Paris", countryCode: "FR", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: true)
+    let lisbon = Settings.City(name: "Lisbon", countryCode: "PT", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
 
     func forecast(at coordinate: Coordinate) -> Forecast {
         Forecast(
@@ -363,7 +363,7 @@ struct CityStateTests {
     func oneFetchPerCityPerInterval() async {
         let clock = self.clock
         let state = ForecastState(
-            configuration: configuration(cities: [paris, lisbon]), places: nil, logger: Logger(label: "test"),
+            settings: configuration(cities: [paris, lisbon]), places: nil, logger: Logger(label: "test"),
             clock: { clock.now })
         // Three refresh intervals: each city fetched exactly once in each.
         var fetched: [String] = []
@@ -400,7 +400,7 @@ struct CityStateTests {
     func favouritesRecorded() async {
         let clock = self.clock
         let state = ForecastState(
-            configuration: configuration(cities: [paris, lisbon]), places: nil, logger: Logger(label: "test"),
+            settings: configuration(cities: [paris, lisbon]), places: nil, logger: Logger(label: "test"),
             clock: { clock.now })
         await state.cityForecastSucceeded(forecast(at: lisbon.coordinate), id: "lisbon-pt")
         await state.cityForecastSucceeded(forecast(at: paris.coordinate), id: "paris-fr")

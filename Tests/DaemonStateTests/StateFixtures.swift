@@ -26,15 +26,21 @@ struct FixedPlaces: PlaceNaming {
     }
 }
 
-extension DaemonConfiguration {
-    /// Metric, refreshed every 15 minutes, gpsd on 127.0.0.1 unless switched off; no file is written.
-    static func testing(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> DaemonConfiguration {
-        DaemonConfiguration(
-            units: .metric, refreshInterval: 900, mode: mode,
-            pin: pin.map { Pin(coordinate: $0, name: nil) },
-            gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
-            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
-            socketPath: "/nonexistent")
+extension Settings {
+    /// The defaults with only the sources a test asks for: metric, refreshed every 15 minutes, gpsd on
+    /// 127.0.0.1 unless switched off, no static file, no IP geolocation, no grace for a fix once it is no
+    /// longer fresh (`recent_fix_minutes = 0`); no file is written.
+    static func testing(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> Settings {
+        var settings = Settings.defaults(isSystemService: false)
+        settings.location.mode = mode
+        settings.location.pin = pin.map { Pin(coordinate: $0, name: nil) }
+        settings.location.gpsd.enabled = gpsd
+        settings.location.gpsd.recentFixMinutes = 0
+        settings.location.staticFile = nil
+        settings.location.ip.enabled = false
+        settings.output.statusFile = "/nonexistent"
+        settings.output.socket = "/nonexistent"
+        return settings
     }
 }
 
@@ -44,10 +50,10 @@ protocol OnTestClock {
 }
 
 extension OnTestClock {
-    func makeState(_ configuration: DaemonConfiguration) -> ForecastState {
+    func makeState(_ settings: Settings) -> ForecastState {
         let clock = self.clock
         return ForecastState(
-            configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
+            settings: settings, places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
     }
 
     func forecast() -> Forecast {

@@ -12,19 +12,15 @@ import WeatherProviders
 struct StatePartsTests {
     let start = Date(timeIntervalSince1970: 1_795_343_400)
 
-    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, ip: Bool = false) -> DaemonConfiguration {
-        var configuration = DaemonConfiguration(
-            units: .metric, refreshInterval: 900, mode: .auto, pin: pin.map { Pin(coordinate: $0, name: nil) },
-            gpsd: gpsd ? .init(host: "127.0.0.1", port: 2947) : nil, maxFixAge: 120, refreshDistanceKm: 5,
-            providers: Settings.defaults(isSystemService: false).providers, statusFile: "/nonexistent",
-            socketPath: "/nonexistent")
-        configuration.ip = ip ? .init(endpoints: []) : nil
-        return configuration
+    func configuration(pin: Coordinate? = nil, gpsd: Bool = true, ip: Bool = false) -> Settings.Location {
+        var settings = Settings.testing(pin: pin, gpsd: gpsd).location
+        settings.ip.enabled = ip
+        return settings
     }
 
-    func tracker(_ configuration: DaemonConfiguration) -> PositionTracker {
+    func tracker(_ settings: Settings.Location) -> PositionTracker {
         PositionTracker(
-            configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"), startedAt: start,
+            settings: settings, places: FixedPlaces(), logger: Logger(label: "test"), startedAt: start,
             locatingGrace: 10)
     }
 
@@ -58,7 +54,7 @@ struct StatePartsTests {
         #expect(position.chosen?.place?.name == "Testville")
         // Fresh for max_fix_age, then recent for recent_fix_minutes: both moments are set.
         #expect(position.judgementMoments.contains(start.addingTimeInterval(120)))
-        let old = start.addingTimeInterval(120 + position.configuration.recentFixWindow + 1)
+        let old = start.addingTimeInterval(120 + position.settings.gpsd.recentFixInterval + 1)
         let changedAgain = position.judge(now: old)
         #expect(changedAgain)
         #expect(position.chosen?.fix.source == .pinned)
@@ -215,10 +211,10 @@ struct StatePartsTests {
 
     @Test("the network's return makes a listed city's offline failure due at once, until its next result; a refusal keeps its wait")
     func citiesNetworkReturn() {
-        let paris = DaemonConfiguration.City(
-            id: "paris-fr", name: "Paris", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: false)
-        let lisbon = DaemonConfiguration.City(
-            id: "lisbon-pt", name: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
+        let paris = Settings.City(
+            name: "Paris", countryCode: "FR", coordinate: Coordinate(latitude: 48.85, longitude: 2.35), favorite: false)
+        let lisbon = Settings.City(
+            name: "Lisbon", countryCode: "PT", coordinate: Coordinate(latitude: 38.72, longitude: -9.14), favorite: false)
         var cities = CityForecasts([paris, lisbon], places: nil)
         let offline = ProviderError(provider: "open-meteo", kind: .offline, detail: "connection refused")
         let refusal = ProviderError(provider: "open-meteo", kind: .rateLimited, detail: "HTTP 429", retryAfter: .seconds(600))

@@ -4,6 +4,7 @@ import Foundation
 import Localization
 import Logging
 import Notifications
+import Settings
 import Testing
 
 /// A feed of thousands of warnings is not thousands of notifications: the three most severe new ones alone, the
@@ -23,7 +24,7 @@ struct NotificationBoundsTests {
 
     @Test("10,000 new warnings: the three most severe are notified alone, then one notification for 9,997 more")
     func tenThousand() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
         var ledger = NotificationLedger()
         let warnings = Self.flood(10_000)
         let plan = Policy.step(policy, Policy.report(warnings: warnings), &ledger)
@@ -50,7 +51,7 @@ struct NotificationBoundsTests {
 
     @Test("A report that lists 20 warnings and counts 1,980 more: the notification of the rest counts them too")
     func omittedCounted() throws {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
         var ledger = NotificationLedger()
         var report = Policy.report(warnings: Self.flood(20))
         report.warningsOmitted = 1_980
@@ -60,7 +61,7 @@ struct NotificationBoundsTests {
 
         // With a higher minimum severity the omitted ones (the least severe) are not counted.
         let severeOnly = NotificationPolicy(
-            preferences: NotificationPreferences(minimumSeverity: .severe), timeZone: utc)
+            preferences: Settings.Notifications.testing(minimumSeverity: .severe), timeZone: utc)
         var other = NotificationLedger()
         let plan2 = Policy.step(severeOnly, report, &other)
         #expect(plan2.decisions.allSatisfy { $0.subject != .moreWarnings })
@@ -68,7 +69,7 @@ struct NotificationBoundsTests {
 
     @Test("Up to three new warnings are each notified alone; a fourth brings the one for the rest")
     func fewAreSingle() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
         var ledger = NotificationLedger()
         let three = (1...3).map { Policy.warning("w\($0)", severity: .minor) }
         let plan = Policy.step(policy, Policy.report(warnings: three), &ledger)
@@ -91,7 +92,7 @@ struct NotificationBoundsTests {
             let missing = MissingTexts()
             let phrases = Phrases(Translation(catalogue, recordingMissingTextsIn: missing))
             let policy = NotificationPolicy(
-                preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc, phrases: phrases)
+                preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc, phrases: phrases)
             let plan = policy.plan(Policy.report(warnings: warnings), now: Policy.now, ledger: NotificationLedger())
             let rest = try #require(plan.decisions.last?.notification)
             #expect(rest.summary.contains("2"), "\(language): \(rest.summary)")

@@ -2,6 +2,7 @@ import ForecastModel
 import Foundation
 import Logging
 import Notifications
+import Settings
 import Testing
 
 /// The rules of what is notified, without a bus: a warning once per id, again only when upgraded, taken
@@ -55,7 +56,7 @@ struct NotificationPolicyTests {
 
     @Test("A warning at the minimum is notified once; a later update of the same severity is not")
     func onceForAWarning() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .moderate), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .moderate), timeZone: utc)
         var ledger = NotificationLedger()
         let first = Self.warning("dwd-1", severity: .moderate)
         let plan = Self.step(policy, Self.report(warnings: [first]), &ledger)
@@ -71,7 +72,7 @@ struct NotificationPolicyTests {
 
     @Test("An upgrade is notified again, replacing the first; a warning that goes is taken away")
     func upgradeAndWithdraw() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .moderate), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .moderate), timeZone: utc)
         var ledger = NotificationLedger()
         let first = Self.warning("dwd-1", severity: .moderate)
         _ = Self.step(policy, Self.report(warnings: [first]), &ledger)
@@ -94,7 +95,7 @@ struct NotificationPolicyTests {
 
     @Test("A warning whose area is not confirmed is never notified, however severe; confirmed later, it is")
     func areaNotConfirmed() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
         var ledger = NotificationLedger()
         var unconfirmed = Self.warning("somewhere-in-the-country", severity: .extreme)
         unconfirmed.areaConfirmed = false
@@ -107,7 +108,7 @@ struct NotificationPolicyTests {
 
     @Test("A message that expires before its hazard starts (an announcement, issue 28's G7) is never notified")
     func announcementNotNotified() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
         var ledger = NotificationLedger()
         var watch = Self.warning("nws-watch", severity: .severe, expiresIn: 2)
         watch.onset = Self.now.addingTimeInterval(3 * 86_400)
@@ -117,7 +118,7 @@ struct NotificationPolicyTests {
 
     @Test("A notification is taken away at the hazard's end, not at its message's expiry")
     func withdrawnAtEnds() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: utc)
         var ledger = NotificationLedger()
         var warning = Self.warning("nws-1", severity: .severe, expiresIn: 1)
         warning.ends = Self.now.addingTimeInterval(5 * 3600)
@@ -128,7 +129,7 @@ struct NotificationPolicyTests {
 
     @Test("Below the minimum severity nothing is sent")
     func belowMinimum() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(minimumSeverity: .severe), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(minimumSeverity: .severe), timeZone: utc)
         var ledger = NotificationLedger()
         #expect(
             Self.step(policy, Self.report(warnings: [Self.warning("a", severity: .moderate)]), &ledger).decisions
@@ -139,7 +140,7 @@ struct NotificationPolicyTests {
     func quietHours() {
         let quiet = DailyPeriod("09:00-11:00")!
         let policy = NotificationPolicy(
-            preferences: NotificationPreferences(minimumSeverity: .moderate, quietHours: quiet), timeZone: utc)
+            preferences: Settings.Notifications.testing(minimumSeverity: .moderate, quietHours: quiet), timeZone: utc)
         var ledger = NotificationLedger()
         let moderate = Self.warning("a", severity: .moderate)
         let extreme = Self.warning("b", severity: .extreme)
@@ -156,7 +157,7 @@ struct NotificationPolicyTests {
     func morningSummary() {
         let at = { (time: String) in Timestamps.parseUTC("2026-03-06T\(time):00Z")! }
         let policy = NotificationPolicy(
-            preferences: NotificationPreferences(
+            preferences: Settings.Notifications.testing(
                 rainSoon: false, morningSummary: TimeOfDay(hour: 7, minute: 0), quietHours: DailyPeriod("06:00-07:30")!),
             timeZone: utc)
         var ledger = NotificationLedger()
@@ -178,7 +179,7 @@ struct NotificationPolicyTests {
     @Test("A machine that wakes up to three hours after the summary's time still gets it; later, it waits for tomorrow's")
     func morningSummaryWindow() {
         let policy = NotificationPolicy(
-            preferences: NotificationPreferences(rainSoon: false, morningSummary: TimeOfDay(hour: 7, minute: 0)),
+            preferences: Settings.Notifications.testing(rainSoon: false, morningSummary: TimeOfDay(hour: 7, minute: 0)),
             timeZone: utc)
         let report = Self.report(warnings: nil)
         var late = NotificationLedger()
@@ -193,7 +194,7 @@ struct NotificationPolicyTests {
     @Test("Rain is notified once per episode, within the lead time, and the plan wakes when it enters it")
     func rainSoon() {
         let policy = NotificationPolicy(
-            preferences: NotificationPreferences(rainSoon: true, rainLead: 30 * 60), timeZone: utc)
+            preferences: Settings.Notifications.testing(rainSoon: true, rainSoonMinutes: 30), timeZone: utc)
         var ledger = NotificationLedger()
         let far = Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 60)), &ledger)
         #expect(far.decisions.isEmpty)
@@ -209,7 +210,7 @@ struct NotificationPolicyTests {
 
     @Test("Switched off, rain is never notified")
     func rainOff() {
-        let policy = NotificationPolicy(preferences: NotificationPreferences(rainSoon: false), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(rainSoon: false), timeZone: utc)
         var ledger = NotificationLedger()
         #expect(
             Self.step(policy, Self.report(warnings: nil, nowcast: Self.rain(startingIn: 10)), &ledger).decisions.isEmpty
@@ -221,7 +222,7 @@ struct NotificationPolicyTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = NotificationStore(directory: directory.path, logger: Logger(label: "test"))
-        let policy = NotificationPolicy(preferences: NotificationPreferences(), timeZone: utc)
+        let policy = NotificationPolicy(preferences: Settings.Notifications.testing(), timeZone: utc)
         var ledger = store.load().ledger
         let report = Self.report(warnings: [Self.warning("a", severity: .severe)], nowcast: Self.rain(startingIn: 10))
         #expect(Self.step(policy, report, &ledger).decisions.count == 2)

@@ -4,6 +4,7 @@ import ForecastModel
 import Foundation
 import Logging
 import Notifications
+import Settings
 import TestSupport
 import Testing
 
@@ -20,7 +21,7 @@ struct NotifierBoundsBusTests {
             let report = NotificationPolicyTests.report(warnings: NotificationBoundsTests.flood(1_000))
             let notifier = Notifier(
                 client: NotificationClient(bus: .address(bus.address)), stateDirectory: directory.path,
-                preferences: NotificationPreferences(minimumSeverity: .minor), timeZone: TimeZone(identifier: "UTC")!,
+                preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: TimeZone(identifier: "UTC")!,
                 logger: Logger(label: "test"))
             await notifier.update(report, now: now)
             await notifier.update(report, now: now.addingTimeInterval(60))

@@ -4,6 +4,7 @@ import ForecastModel
 import Foundation
 import Logging
 import Notifications
+import Settings
 import TestSupport
 import Testing
 
@@ -28,7 +29,7 @@ struct NotifierBusTests {
     func notifier(_ bus: PrivateDBusDaemon, _ directory: URL) -> Notifier {
         Notifier(
             client: NotificationClient(bus: .address(bus.address)), stateDirectory: directory.path,
-            preferences: NotificationPreferences(minimumSeverity: .moderate), timeZone: TimeZone(identifier: "UTC")!,
+            preferences: Settings.Notifications.testing(minimumSeverity: .moderate), timeZone: TimeZone(identifier: "UTC")!,
             logger: Logger(label: "test"))
     }
 

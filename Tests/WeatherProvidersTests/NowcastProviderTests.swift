@@ -183,7 +183,8 @@ struct NowcastProviderTests {
                 fetcher: .test(client: client, userAgent: "forecastd/test (+mailto:ops@example.org)", logger: logger),
                 logger: logger, timeZone: { _ in MetNorwayTests.newYork },
                 now: { clock.now })
-            let chain = ProviderChain(providers: [openMeteo, metNorway], logger: logger, now: { clock.now })
+            let chain = ProviderChain(
+                providers: [openMeteo, metNorway], coordinatePrecision: 2, logger: logger, now: { clock.now })
             server.setRoute(path: Self.forecastPath, .html("<html><h1>502 Bad Gateway</h1></html>"))
             server.setRoute(path: MetNorwayTests.path, .json(try Self.newYorkWithRain()))
 
