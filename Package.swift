@@ -66,6 +66,8 @@ let package = Package(
         .systemLibrary(name: "CGPSVersion"),
         /// glibc's `malloc_trim`: the socket gives back what departed connections held; header only.
         .systemLibrary(name: "CHeap"),
+        /// prctl's thread name, gettid and an eventfd, for the descriptor waiter; header only.
+        .systemLibrary(name: "CWaiting"),
 
         // MARK: Languages
 
@@ -421,6 +423,20 @@ let package = Package(
             dependencies: ["Executors", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
+
+        // MARK: Waiting
+
+        /// One way to wait: the descriptor waiter (one thread, `fd-waiter`, asleep in poll(2) on the descriptors a
+        /// C library or the kernel reads itself).
+        .target(
+            name: "Waiting",
+            dependencies: [
+                "CWaiting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "WaitingTests", dependencies: ["Waiting", "CWaiting"], swiftSettings: strict),
 
         // MARK: Map picker
 
