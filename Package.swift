@@ -162,6 +162,7 @@ let package = Package(
                 "ForecastModel",
                 "FileStore",
                 "Fetching",
+                "Waiting",
                 "CGPS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -318,7 +319,7 @@ let package = Package(
             name: "DaemonServices",
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
-                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors",
+                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -427,7 +428,8 @@ let package = Package(
         // MARK: Waiting
 
         /// One way to wait: the descriptor waiter (one thread, `fd-waiter`, asleep in poll(2) on the descriptors a
-        /// C library or the kernel reads itself).
+        /// C library or the kernel reads itself: inotify, rtnetlink, the clock-change timerfd) and the sources on
+        /// it (`FileWatcher`'s inotify).
         .target(
             name: "Waiting",
             dependencies: [

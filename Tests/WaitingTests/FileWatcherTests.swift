@@ -1,4 +1,4 @@
-import FileStore
+import Waiting
 import Foundation
 import Testing
 
@@ -69,6 +69,32 @@ struct FileWatcherTests {
                 try handle.write(contentsOf: Data("a = 7\n".utf8))
                 try handle.close()
             }
+        }
+    }
+
+    @Test("watches are sources of the one waiter: no thread each, and 1,000 dropped leave no descriptor behind")
+    func noThreadNoLeak() async throws {
+        try await Self.withDirectory { directory in
+            let path = directory + "/forecastd.toml"
+            await DescriptorWaiter.shared.perform {}
+            let inotifyBefore = openDescriptorKinds()["anon_inode:inotify", default: 0]
+            // 32 watches held at once: a thread each (as before the waiter) would add 32 threads.
+            do {
+                let threadsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+                let held = (0..<32).compactMap { _ in FileWatcher.changes(of: [path]) }
+                #expect(held.count == 32)
+                let threadsWhileHeld = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+                #expect(threadsWhileHeld < threadsBefore + 32)
+                withExtendedLifetime(held) {}
+            }
+
+            for _ in 0..<1000 {
+                // Dropped at once: the stream's end takes the source off the waiter and closes its descriptor.
+                _ = FileWatcher.changes(of: [path])
+            }
+            // Queued after every removal.
+            await DescriptorWaiter.shared.perform {}
+            #expect(openDescriptorKinds()["anon_inode:inotify", default: 0] == inotifyBefore)
         }
     }
 }
