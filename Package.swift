@@ -166,13 +166,14 @@ let package = Package(
                 "CGPS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LocationTests",
             dependencies: [
-                "Location", "ForecastModel", "Fetching", "TestSupport",
+                "Location", "ForecastModel", "Fetching", "TestSupport", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

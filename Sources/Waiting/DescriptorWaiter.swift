@@ -50,6 +50,8 @@ package final class DescriptorWaiter: SerialExecutor, @unchecked Sendable {
     private var sources: [UInt64: Entry] = [:]
     /// `sources.count`, readable from any thread (for tests and logs).
     private let watchedCount = NIOLockedValueBox(0)
+    /// Waits that ended for nothing: no descriptor ready, no deadline rung, no work.
+    private let emptyWakeCount = NIOLockedValueBox(0)
 
     private init(name: String) {
         self.name = name
@@ -64,6 +66,10 @@ package final class DescriptorWaiter: SerialExecutor, @unchecked Sendable {
 
     /// How many sources are watched.
     package var sourceCount: Int { watchedCount.withLockedValue { $0 } }
+
+    /// How many waits have ended with nothing to do: a timeout that rang no deadline (a source whose deadline
+    /// moves each time it is asked, say). For tests that prove nothing polls; 0 in a waiter that works.
+    package var emptyWakeups: Int { emptyWakeCount.withLockedValue { $0 } }
 
     /// Whether the caller runs on the waiter's thread.
     package var isCurrentThread: Bool {
@@ -185,20 +191,24 @@ package final class DescriptorWaiter: SerialExecutor, @unchecked Sendable {
                     entry.source.ready(Readiness(returned: descriptors[index + 1].revents))
                 }
             }
-            ringDeadlines()
+            let rang = ringDeadlines()
+            if count == 0, !rang, lock.withLock({ queue.isEmpty }) { emptyWakeCount.withLockedValue { $0 += 1 } }
         }
     }
 
-    /// Calls `ready([])` for each source whose deadline has passed and was not rung yet.
-    private func ringDeadlines() {
+    /// Calls `ready([])` for each source whose deadline has passed and was not rung yet; whether any was.
+    private func ringDeadlines() -> Bool {
         let now = ContinuousClock.now
+        var rang = false
         for token in Array(sources.keys) {
             guard let entry = sources[token], let deadline = entry.source.deadline, deadline <= now,
                 deadline != entry.rung
             else { continue }
             sources[token]?.rung = deadline
+            rang = true
             entry.source.ready([])
         }
+        return rang
     }
 
     /// poll(2)'s timeout for a deadline: whole milliseconds rounded up (so the wake is never early and the
