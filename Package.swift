@@ -66,6 +66,8 @@ let package = Package(
         .systemLibrary(name: "CGPSVersion"),
         /// glibc's `malloc_trim`: the socket gives back what departed connections held; header only.
         .systemLibrary(name: "CHeap"),
+        /// prctl's thread name, gettid and an eventfd, for the descriptor waiter; header only.
+        .systemLibrary(name: "CWaiting"),
 
         // MARK: Languages
 
@@ -160,16 +162,18 @@ let package = Package(
                 "ForecastModel",
                 "FileStore",
                 "Fetching",
+                "Waiting",
                 "CGPS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LocationTests",
             dependencies: [
-                "Location", "ForecastModel", "Fetching", "TestSupport",
+                "Location", "ForecastModel", "Fetching", "TestSupport", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -316,7 +320,7 @@ let package = Package(
             name: "DaemonServices",
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
-                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors",
+                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -421,6 +425,21 @@ let package = Package(
             dependencies: ["Executors", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
+
+        // MARK: Waiting
+
+        /// One way to wait: the descriptor waiter (one thread, `fd-waiter`, asleep in poll(2) on the descriptors a
+        /// C library or the kernel reads itself: inotify, rtnetlink, the clock-change timerfd) and the sources on
+        /// it (`FileWatcher`'s inotify).
+        .target(
+            name: "Waiting",
+            dependencies: [
+                "CWaiting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "WaitingTests", dependencies: ["Waiting", "CWaiting"], swiftSettings: strict),
 
         // MARK: Map picker
 

@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 
 // API 11 is gpsd 3.22 (Debian 12), 12 is 3.23, 13 is 3.24, 14 is 3.25 (Debian 13, Ubuntu 24.04). Everything
@@ -144,12 +143,7 @@ static inline int cgps_satellites_used(const struct gps_data_t *data) { return d
 /// The receiver that sent the last report (its device path, e.g. /dev/ttyACM0); empty when not said.
 static inline const char *cgps_device(const struct gps_data_t *data) { return data->dev.path; }
 
-// MARK: The reader thread
-
-/// A descriptor that wakes the reader thread to stop: an eventfd, close-on-exec and non-blocking. Once
-/// written it stays readable, so every later wait on it returns at once. -1 when none can be made (errno).
-/// (sys/eventfd.h is not part of Swift's Glibc module.)
-static inline int cgps_wakeup_descriptor(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+// MARK: The reader
 
 /// errno is a macro over a thread-local; Swift cannot read it directly.
 static inline int cgps_errno(void) { return errno; }

@@ -6,8 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <net/if.h>
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -97,27 +95,3 @@ static inline int64_t sysev_suspended_nanoseconds(void) {
 }
 
 static inline int sysev_errno(void) { return errno; }
-
-/// An eventfd that ``sysev_wait`` returns for when it is written to: how another thread stops the waiter.
-static inline int sysev_open_stop(void) { return eventfd(0, EFD_CLOEXEC); }
-
-static inline void sysev_stop(int fd) {
-    uint64_t one = 1;
-    (void)!write(fd, &one, sizeof one);
-}
-
-enum { SYSEV_STOPPED = 1, SYSEV_ROUTE = 2, SYSEV_CLOCK = 4 };
-
-/// Blocks, with no timeout, until one of the descriptors is readable (a negative one is left out); returns
-/// the SYSEV_ bits of those that are, or -1 with errno. A signal's interruption waits again.
-static inline int sysev_wait(int stop, int route, int clock) {
-    struct pollfd descriptors[3] = {
-        {.fd = stop, .events = POLLIN}, {.fd = route, .events = POLLIN}, {.fd = clock, .events = POLLIN}};
-    for (;;) {
-        int ready = poll(descriptors, 3, -1);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) return -1;
-        return (descriptors[0].revents ? SYSEV_STOPPED : 0) | (descriptors[1].revents ? SYSEV_ROUTE : 0)
-            | (descriptors[2].revents ? SYSEV_CLOCK : 0);
-    }
-}

@@ -9,6 +9,7 @@ import Synchronization
 import UnixSignals
 import Settings
 import Systemd
+import Waiting
 
 #if canImport(Glibc)
     import Glibc

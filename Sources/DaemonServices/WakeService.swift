@@ -4,7 +4,9 @@ import Executors
 import Foundation
 import Glibc
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
+import Waiting
 
 /// What the kernel says that makes the forecast worth judging again before its timer.
 enum WakeEvent: Sendable, Equatable {
@@ -37,15 +39,16 @@ struct ResumeJudge: Sendable {
     static func suspendedSinceBoot() -> Duration { .nanoseconds(sysev_suspended_nanoseconds()) }
 }
 
-/// A thread that sleeps in `poll` on an rtnetlink socket (links, addresses, routes) and a cancel-on-set
-/// timerfd (the wall clock set, a resume), with an eventfd to stop it: no timeout, no polling, no
-/// privileges, no D-Bus. Events it cannot tell apart are never lost, only merged.
+/// An rtnetlink socket (links, addresses, routes) and a cancel-on-set timerfd (the wall clock set, a resume),
+/// watched by the descriptor waiter: no thread of its own, no timeout, no polling, no privileges, no D-Bus.
+/// Events it cannot tell apart are never lost, only merged.
 final class WakeWatch: Sendable {
-    private let stopDescriptor: Int32
     private let route: Int32
     private let clock: Int32
     let events: AsyncStream<WakeEvent>
     private let continuation: AsyncStream<WakeEvent>.Continuation
+    /// The sources' tokens once the waiter has added them; read on the waiter's thread by ``stop()``.
+    private let tokens = NIOLockedValueBox<[WaitToken]>([])
 
     /// Opens the descriptors; logs and leaves out any that cannot be opened. Nil when none can.
     init?(logger: Logger) {
@@ -57,8 +60,6 @@ final class WakeWatch: Sendable {
             }
             return descriptor
         }
-        stopDescriptor = sysev_open_stop()
-        guard stopDescriptor >= 0 else { return nil }
         route = open("rtnetlink (network changes)", sysev_open_route_socket())
         var clock = open("timerfd (clock changes and resume)", sysev_open_clock_change_timer())
         if clock >= 0, sysev_arm_clock_change_timer(clock) != 0 {
@@ -67,44 +68,77 @@ final class WakeWatch: Sendable {
             clock = -1
         }
         self.clock = clock
-        guard route >= 0 || clock >= 0 else {
-            Glibc.close(stopDescriptor)
-            return nil
-        }
+        guard route >= 0 || clock >= 0 else { return nil }
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    deinit {
-        for descriptor in [stopDescriptor, route, clock] where descriptor >= 0 { Glibc.close(descriptor) }
+    /// Hands the descriptors to the waiter; the stream ends after ``stop()``.
+    func start() {
+        let (route, clock, continuation, tokens) = (route, clock, continuation, tokens)
+        let waiter = DescriptorWaiter.shared
+        waiter.execute {
+            var added: [WaitToken] = []
+            if route >= 0 { added.append(waiter.add(RouteSource(route, continuation: continuation))) }
+            if clock >= 0 { added.append(waiter.add(ClockChangeSource(clock, continuation: continuation))) }
+            tokens.withLockedValue { $0 = added }
+        }
     }
 
-    /// Starts the thread; the stream ends after ``stop()``.
-    func start() {
-        let thread = Thread { [self] in
-            var judge = ResumeJudge(suspended: ResumeJudge.suspendedSinceBoot())
-            while true {
-                let ready = sysev_wait(stopDescriptor, route, clock)
-                if ready < 0 || ready & Int32(SYSEV_STOPPED) != 0 { break }
-                if ready & Int32(SYSEV_ROUTE) != 0 {
-                    // A failed read (ENOBUFS: messages lost) may have hidden the network's return.
-                    if sysev_drain_route_socket(route) != 0 { continuation.yield(.network) }
-                }
-                if ready & Int32(SYSEV_CLOCK) != 0 {
-                    _ = sysev_arm_clock_change_timer(clock)
-                    if let slept = judge.sleptSinceLastLook(suspended: ResumeJudge.suspendedSinceBoot()) {
-                        continuation.yield(.resumed(slept: slept))
-                    } else {
-                        continuation.yield(.clockSet)
-                    }
-                }
-            }
+    /// Takes the descriptors off the waiter, closes them and ends the stream. Queued after ``start()``'s work, so
+    /// it finds the sources added.
+    func stop() {
+        let (route, clock, continuation, tokens) = (route, clock, continuation, tokens)
+        let waiter = DescriptorWaiter.shared
+        waiter.execute {
+            for token in tokens.withLockedValue({ $0 }) { waiter.remove(token) }
+            for descriptor in [route, clock] where descriptor >= 0 { Glibc.close(descriptor) }
             continuation.finish()
         }
-        thread.name = "wake-watch"
-        thread.start()
+    }
+}
+
+/// The rtnetlink socket on the waiter: a batch of messages that may mean the network is back is one event.
+private final class RouteSource: WaitSource {
+    let descriptor: Int32
+    let continuation: AsyncStream<WakeEvent>.Continuation
+
+    init(_ descriptor: Int32, continuation: AsyncStream<WakeEvent>.Continuation) {
+        self.descriptor = descriptor
+        self.continuation = continuation
     }
 
-    func stop() { sysev_stop(stopDescriptor) }
+    var interest: (descriptor: Int32, events: Readiness)? { (descriptor, .readable) }
+    var deadline: ContinuousClock.Instant? { nil }
+
+    func ready(_ events: Readiness) {
+        // A failed read (ENOBUFS: messages lost) may have hidden the network's return.
+        if sysev_drain_route_socket(descriptor) != 0 { continuation.yield(.network) }
+    }
+}
+
+/// The cancel-on-set timerfd on the waiter: the wall clock set, or a resume (told apart by the time suspended).
+private final class ClockChangeSource: WaitSource {
+    let descriptor: Int32
+    let continuation: AsyncStream<WakeEvent>.Continuation
+    var judge = ResumeJudge(suspended: ResumeJudge.suspendedSinceBoot())
+
+    init(_ descriptor: Int32, continuation: AsyncStream<WakeEvent>.Continuation) {
+        self.descriptor = descriptor
+        self.continuation = continuation
+    }
+
+    var interest: (descriptor: Int32, events: Readiness)? { (descriptor, .readable) }
+    var deadline: ContinuousClock.Instant? { nil }
+
+    func ready(_ events: Readiness) {
+        // Re-armed first: it consumes the cancellation, which would otherwise keep the descriptor readable.
+        _ = sysev_arm_clock_change_timer(descriptor)
+        if let slept = judge.sleptSinceLastLook(suspended: ResumeJudge.suspendedSinceBoot()) {
+            continuation.yield(.resumed(slept: slept))
+        } else {
+            continuation.yield(.clockSet)
+        }
+    }
 }
 
 /// Fetches at once what the network's return or a resume makes due, instead of waiting for the timer

@@ -3,7 +3,7 @@ import Foundation
 
 /// Which of gpsd's fixes the reader hands on to the daemon, and which it only keeps.
 ///
-/// Every hand-on hops from the reader thread to the daemon's event loop, a wakeup of its own. A receiver that
+/// Every hand-on hops from the descriptor waiter's thread to the daemon's event loop, a wakeup of its own. A receiver that
 /// sits still sends a fix a second that changes nothing the daemon judges, so the reader hands a fix on only when
 /// it does change something, and otherwise at most every ``interval``:
 /// - the first fix (after connecting, or after a spell without a fix);

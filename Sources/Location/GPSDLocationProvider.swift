@@ -2,18 +2,20 @@ import CGPS
 import ForecastModel
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+import Waiting
 
-/// Positions from gpsd, read through libgps on a dedicated thread.
+/// Positions from gpsd, read through libgps as a source of the descriptor waiter (`Waiting`).
 ///
 /// `run` connects to gpsd, asks it to stream JSON reports and turns usable TPV reports into
 /// ``LocationEvent/fix(_:)``s; reports that cannot be believed (see ``GPSDReport/judged(receivedAt:)``) are refused.
 /// Not every fix is handed on: one that changes nothing the daemon judges is kept, and handed on after
 /// `handOnInterval` or before the fix is said to be lost (``GPSDHandOn``), since every hand-on wakes the daemon.
 /// When gpsd is absent or goes away it reports ``LocationEvent/unavailable(source:reason:)`` once per outage and
-/// keeps reconnecting with exponential backoff. Connecting through libgps blocks (name lookup, connect), so all of
-/// this runs on a thread of its own, never on the Swift concurrency pool. The thread sleeps in poll(2) on gpsd's socket and a stop descriptor, with no timeout
-/// (between reconnections, on the stop descriptor until the backoff ends): it wakes only when gpsd sends something,
-/// and cancelling the calling task wakes it at once to close the connection.
+/// keeps reconnecting with exponential backoff. The waiter's thread sleeps in poll(2) on gpsd's socket, with no
+/// timeout but a fix kept back or the backoff: it wakes only when gpsd sends something, and cancelling the calling
+/// task closes the connection at once. Connecting through libgps blocks (name lookup, connect), so `cgps_open`
+/// runs on a short thread of its own (`gpsd-connect`), never on the waiter or the Swift concurrency pool.
 public final class GPSDLocationProvider: LocationProvider {
     /// How long to wait between connection attempts: `initial`, doubling after each failure up to `maximum`.
     public struct Backoff: Sendable, Hashable {
@@ -38,6 +40,7 @@ public final class GPSDLocationProvider: LocationProvider {
     /// consumer's fix is never older than the receiver's by more than this (see ``GPSDHandOn``).
     public let handOnInterval: Duration
     private let logger: Logger
+    private let wakeups = NIOLockedValueBox(0)
 
     /// The hand-on interval for a consumer that judges a fix no longer fresh after `maxFixAge`: at most 5 s, and
     /// at most half of `maxFixAge`, so a fix handed on late can never look stale while newer ones are coming.
@@ -60,106 +63,71 @@ public final class GPSDLocationProvider: LocationProvider {
         self.logger = logger
     }
 
-    /// Reads gpsd until the calling task is cancelled. Returns once the reader thread has closed the connection
-    /// and can deliver nothing more.
+    /// Reads gpsd until the calling task is cancelled. Returns once the connection is closed and nothing more
+    /// can be delivered.
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
-        guard let stop = StopSignal() else {
-            let reason = "Cannot make a descriptor to stop the gpsd reader: \(String(cString: strerror(cgps_errno())))."
-            logger.error("gpsd will not be read.", metadata: ["reason": "\(reason)"])
-            deliver(.unavailable(source: .gpsd, reason: reason))
-            // `run` lasts until cancelled, whatever happens: a stream that is never fed ends with the task.
-            let (cancelled, continuation) = AsyncStream<Never>.makeStream()
-            for await _ in cancelled {}
-            continuation.finish()
-            return
-        }
-        let host = host
-        let port = port
-        let backoff = backoff
-        let handOnInterval = handOnInterval
-        let logger = logger
+        let (host, port, backoff, handOnInterval, logger, wakeups) = (host, port, backoff, handOnInterval, logger, wakeups)
+        let waiter = DescriptorWaiter.shared
+        // The source, once the waiter has made it; and whether the task was cancelled before that.
+        let slot = WaiterSlot()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
-                    // Named after the port so that `top -H` (and the tests) can tell one reader from another;
-                    // Linux keeps 15 characters of a thread name.
-                    cgps_name_this_thread("gpsd:\(port)")
-                    let reader = GPSDReader(
-                        host: host, port: port, backoff: backoff, handOnInterval: handOnInterval, logger: logger, stop: stop,
-                        deliver: deliver)
-                    reader.run()
-                    finished.resume()
+                waiter.execute {
+                    guard !slot.cancelled else { return finished.resume() }
+                    guard
+                        let source = GPSDSource(
+                            host: host, port: port, backoff: backoff, handOnInterval: handOnInterval, logger: logger,
+                            wakeups: wakeups, slot: slot, deliver: deliver, finished: { finished.resume() })
+                    else {
+                        logger.error("Could not allocate memory for libgps; gpsd will not be read.")
+                        deliver(.unavailable(source: .gpsd, reason: "Could not allocate memory for libgps."))
+                        // `run` must last until cancelled, whatever happens here.
+                        slot.onCancel = { finished.resume() }
+                        return
+                    }
+                    slot.source = source
+                    source.start()
                 }
-                thread.start()
             }
         } onCancel: {
-            stop.stop()
+            waiter.execute {
+                slot.cancelled = true
+                slot.source?.stop()
+                slot.onCancel?()
+                slot.onCancel = nil
+            }
         }
+    }
+
+    /// How often the reader has been called on the waiter (data, a deadline): for tests that prove it sleeps.
+    package var readerWakeups: Int { wakeups.withLockedValue { $0 } }
+}
+
+/// Where the waiter keeps a provider's source between `run`'s closures: made and read on the waiter's thread only
+/// (`DescriptorWaiter.checkIsolated`), which is what makes passing it through Sendable closures safe.
+private final class WaiterSlot: @unchecked Sendable {
+    private var _source: GPSDSource?
+    private var _cancelled = false
+    private var _onCancel: (() -> Void)?
+
+    var source: GPSDSource? {
+        get { DescriptorWaiter.shared.checkIsolated(); return _source }
+        set { DescriptorWaiter.shared.checkIsolated(); _source = newValue }
+    }
+    var cancelled: Bool {
+        get { DescriptorWaiter.shared.checkIsolated(); return _cancelled }
+        set { DescriptorWaiter.shared.checkIsolated(); _cancelled = newValue }
+    }
+    /// What a cancellation ends when there is no source (libgps's memory could not be had).
+    var onCancel: (() -> Void)? {
+        get { DescriptorWaiter.shared.checkIsolated(); return _onCancel }
+        set { DescriptorWaiter.shared.checkIsolated(); _onCancel = newValue }
     }
 }
 
-/// Wakes the reader thread to stop, and the one place it waits: gpsd's socket, the backoff, or nothing, always
-/// together with this signal's own descriptor (an eventfd). Nothing wakes the thread but data, a deadline it
-/// chose, or the stop.
-final class StopSignal: Sendable {
-    /// What ended a wait.
-    enum Wake {
-        case stopped
-        case readable
-        case deadline
-    }
-
-    private let descriptor: Int32
-
-    init?() {
-        let descriptor = cgps_wakeup_descriptor()
-        guard descriptor >= 0 else { return nil }
-        self.descriptor = descriptor
-    }
-
-    deinit {
-        close(descriptor)
-    }
-
-    /// Wakes every wait, now and later. Safe from any thread, any number of times.
-    func stop() {
-        var one: UInt64 = 1
-        _ = write(descriptor, &one, MemoryLayout<UInt64>.size)
-    }
-
-    /// Whether ``stop()`` has been called (a wait that returns at once).
-    var isStopped: Bool { wait(readable: nil, until: .now) == .stopped }
-
-    /// Blocks until `socket` is readable (or has failed), ``stop()`` is called, or `deadline` passes (nil: never).
-    /// A stop wins over everything else that is ready.
-    func wait(readable socket: Int32?, until deadline: ContinuousClock.Instant?) -> Wake {
-        var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-        while true {
-            var timeout: Int32 = -1
-            if let deadline {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                if remaining <= .zero {
-                    timeout = 0
-                } else {
-                    // Rounded up, so the wait never ends before the deadline and has to be repeated.
-                    let (seconds, attoseconds) = remaining.components
-                    let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-                    timeout = Int32(clamping: milliseconds)
-                }
-            }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0 {
-                // A signal interrupted the wait: wait again for what is left. Any other failure (ENOMEM) must
-                // not become a busy loop, so it counts as the descriptors being ready and the callers read.
-                if cgps_errno() == EINTR { continue }
-                return socket == nil ? .deadline : .readable
-            }
-            if descriptors[0].revents != 0 { return .stopped }
-            if ready > 0 { return .readable }
-            if timeout >= 0 { return .deadline }
-        }
-    }
+/// libgps's connection state, handed to the thread that connects and back: used by one thread at a time.
+private struct GPSData: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<gps_data_t>
 }
 
 extension Duration {
@@ -170,18 +138,33 @@ extension Duration {
     }
 }
 
-/// The body of the reader thread: connect, stream, reconnect. Lives on that one thread only.
-private final class GPSDReader {
-    /// How many reports to read in a row before looking at the stop signal: a peer that never stops sending
-    /// cannot keep the reader from stopping.
-    private static let reportsBetweenStopChecks = 64
+/// gpsd's connection as a source of the descriptor waiter: connect, stream, reconnect. Lives on the waiter's
+/// thread, but for `cgps_open` (name lookup and connect block), which runs on a short thread of its own while
+/// the source waits on nothing.
+private final class GPSDSource: WaitSource {
+    /// How many reports to read in one call: a peer that never stops sending cannot keep the waiter from its other
+    /// sources and work (a stop among them). More are read in the next round, at once.
+    private static let reportsPerCall = 64
 
     private let host: String
     private let port: Int
     private let backoff: GPSDLocationProvider.Backoff
     private let logger: Logger
-    private let stop: StopSignal
+    private let wakeups: NIOLockedValueBox<Int>
+    private let slot: WaiterSlot
     private let deliver: @Sendable (LocationEvent) -> Void
+    private let finished: () -> Void
+    /// gps_data_t is tens of kilobytes: allocated once, zeroed, for the source's whole life.
+    private let data: UnsafeMutablePointer<gps_data_t>
+
+    private enum Phase {
+        /// Waiting to connect again.
+        case backoff(until: ContinuousClock.Instant)
+        /// `cgps_open` runs on its own thread; `stopping` when a stop came meanwhile.
+        case connecting(stopping: Bool)
+        case streaming(socket: Int32)
+        case stopped
+    }
 
     /// What the consumer last heard about the fix, so that "no fix" is said only when it changes.
     private enum FixState { case unknown, noFix, fix }
@@ -199,10 +182,18 @@ private final class GPSDReader {
         }
     }
 
-    private enum StreamEnd {
-        case stopped
-        case lost(reason: String)
-    }
+    private var phase = Phase.stopped
+    private var token: WaitToken?
+    private var delay: Duration
+    private var outageReported = false
+    /// Whether this connection carried reports about the receiver (TPV): a working one, after which the backoff
+    /// starts afresh.
+    private var carriedFixReports = false
+    /// When to read again without waiting: the last call stopped at `reportsPerCall` with more perhaps buffered
+    /// in libgps (which keeps what one recv brought beyond the first line, so the socket alone cannot say).
+    private var readAgainAt: ContinuousClock.Instant?
+    /// When the fix kept back must be handed on though gpsd sent nothing.
+    private var flushAt: ContinuousClock.Instant?
 
     private var fixState = FixState.unknown
     private var lastFix: FixKey?
@@ -211,122 +202,183 @@ private final class GPSDReader {
     /// The kinds of implausible data already logged on this connection: each is logged once, not per report.
     private var problemsLogged: Set<GPSDProblem.Kind> = []
 
-    init(
+    init?(
         host: String, port: Int, backoff: GPSDLocationProvider.Backoff, handOnInterval: Duration, logger: Logger,
-        stop: StopSignal, deliver: @escaping @Sendable (LocationEvent) -> Void
+        wakeups: NIOLockedValueBox<Int>, slot: WaiterSlot, deliver: @escaping @Sendable (LocationEvent) -> Void,
+        finished: @escaping () -> Void
     ) {
+        guard let data = cgps_new() else { return nil }
+        self.data = data
         self.host = host
         self.port = port
         self.backoff = backoff
+        self.delay = backoff.initial
         self.handOn = GPSDHandOn(interval: handOnInterval)
         self.logger = logger
-        self.stop = stop
+        self.wakeups = wakeups
+        self.slot = slot
         self.deliver = deliver
+        self.finished = finished
     }
 
-    func run() {
-        // gps_data_t is tens of kilobytes: allocate it once, zeroed, for the whole life of the thread.
-        guard let data = cgps_new() else {
-            logger.error("Could not allocate memory for libgps; gpsd will not be read.")
-            deliver(.unavailable(source: .gpsd, reason: "Could not allocate memory for libgps."))
-            // `run` must last until cancelled, whatever happens here.
-            _ = stop.wait(readable: nil, until: nil)
-            return
+    var interest: (descriptor: Int32, events: Readiness)? {
+        guard case .streaming(let socket) = phase else { return nil }
+        return (socket, .readable)
+    }
+
+    var deadline: ContinuousClock.Instant? {
+        switch phase {
+        case .backoff(let until): until
+        case .streaming: readAgainAt ?? flushAt
+        case .connecting, .stopped: nil
         }
-        defer { cgps_free(data) }
+    }
 
-        var delay = backoff.initial
-        var outageReported = false
-        while !stop.isStopped {
-            let opened = cgps_open(host, String(port), data)
-            guard opened == 0 else {
-                // The struct is unusable now (gps_fd holds an error code): touch nothing but a fresh open.
-                let reason = "Cannot connect to gpsd at \(host):\(port): \(Self.describe(opened))."
-                if !outageReported {
-                    logger.warning(
-                        "gpsd is unavailable; retrying with backoff.",
-                        metadata: ["reason": "\(reason)", "retry.max_delay_s": "\(backoff.maximum.seconds)"])
-                    deliver(.unavailable(source: .gpsd, reason: reason))
-                    outageReported = true
-                }
-                if stop.wait(readable: nil, until: .now + delay) == .stopped { break }
-                delay = min(delay * 2, backoff.maximum)
-                continue
-            }
+    /// Adds itself to the waiter and connects.
+    func start() {
+        token = DescriptorWaiter.shared.add(self)
+        connect()
+    }
 
-            prepareSocket(cgps_fd(data))
-            fixState = .unknown
-            lastFix = nil
-            handOn.reset()
-            problemsLogged = []
-            let end: StreamEnd
-            var carriedFixReports = false
-            if cgps_stream_json(data) != 0 {
-                end = .lost(reason: "gpsd at \(host):\(port) did not accept the request to stream reports.")
-            } else {
-                logger.info("Connected to gpsd.", metadata: ["libgps.api": "\(GPSDReport.libgpsAPI)"])
-                deliver(.connected(source: .gpsd))
-                outageReported = false
-                end = stream(data, carriedFixReports: &carriedFixReports)
-            }
+    /// Closes the connection (once a connect under way has returned), leaves the waiter, and ends `run`.
+    func stop() {
+        switch phase {
+        case .connecting:
+            phase = .connecting(stopping: true)
+        case .streaming:
             cgps_close(data)
+            finish()
+        case .backoff:
+            finish()
+        case .stopped:
+            break
+        }
+    }
 
-            guard case .lost(let reason) = end else { break }
-            // The consumer's fix then ages from the last one gpsd sent.
-            handOnPending()
-            // A connection that carried reports about the receiver (TPV) was a working one: start the backoff
-            // afresh. One that gpsd closed at once, or that ended on a greeting and junk (an endless line libgps
-            // gives up on), keeps growing the delay, so a broken peer is not reconnected to every second.
-            if carriedFixReports { delay = backoff.initial }
+    func ready(_ events: Readiness) {
+        wakeups.withLockedValue { $0 += 1 }
+        switch phase {
+        case .backoff:
+            connect()
+        case .streaming:
+            if events.isEmpty, readAgainAt == nil {
+                // gpsd fell silent with a fix kept back: hand it on now.
+                handOnPending()
+            }
+            read()
+        case .connecting, .stopped:
+            break
+        }
+    }
+
+    private func finish() {
+        phase = .stopped
+        if let token { DescriptorWaiter.shared.remove(token) }
+        cgps_free(data)
+        logger.debug("Stopped reading from gpsd.")
+        finished()
+    }
+
+    private func connect() {
+        phase = .connecting(stopping: false)
+        let (host, port, data, slot) = (host, String(port), GPSData(pointer: data), slot)
+        let thread = Thread {
+            cgps_name_this_thread("gpsd-connect")
+            let opened = cgps_open(host, port, data.pointer)
+            DescriptorWaiter.shared.execute { slot.source?.opened(opened) }
+        }
+        thread.start()
+    }
+
+    /// On the waiter, once `cgps_open` has returned.
+    private func opened(_ result: Int32) {
+        guard case .connecting(let stopping) = phase else { return }
+        if stopping {
+            if result == 0 { cgps_close(data) }
+            return finish()
+        }
+        guard result == 0 else {
+            // The struct is unusable now (gps_fd holds an error code): touch nothing but a fresh open.
+            let reason = "Cannot connect to gpsd at \(host):\(port): \(Self.describe(result))."
             if !outageReported {
-                logger.warning("Lost the connection to gpsd; reconnecting.", metadata: ["reason": "\(reason)"])
+                logger.warning(
+                    "gpsd is unavailable; retrying with backoff.",
+                    metadata: ["reason": "\(reason)", "retry.max_delay_s": "\(backoff.maximum.seconds)"])
                 deliver(.unavailable(source: .gpsd, reason: reason))
                 outageReported = true
             }
-            if stop.wait(readable: nil, until: .now + delay) == .stopped { break }
-            delay = min(delay * 2, backoff.maximum)
+            waitToReconnect()
+            return
         }
-        logger.debug("Stopped reading from gpsd.")
+        let socket = cgps_fd(data)
+        prepareSocket(socket)
+        fixState = .unknown
+        lastFix = nil
+        handOn.reset()
+        problemsLogged = []
+        carriedFixReports = false
+        readAgainAt = nil
+        flushAt = nil
+        guard cgps_stream_json(data) == 0 else {
+            lost(reason: "gpsd at \(host):\(port) did not accept the request to stream reports.")
+            return
+        }
+        logger.info("Connected to gpsd.", metadata: ["libgps.api": "\(GPSDReport.libgpsAPI)"])
+        deliver(.connected(source: .gpsd))
+        outageReported = false
+        phase = .streaming(socket: socket)
+        read()
     }
 
-    /// Reads reports until the connection fails or the provider is stopped, sleeping in poll(2) between them.
-    private func stream(_ data: UnsafeMutablePointer<gps_data_t>, carriedFixReports: inout Bool) -> StreamEnd {
-        let socket = cgps_fd(data)
-        var untilStopCheck = Self.reportsBetweenStopChecks
-        while true {
-            // gpsd drops clients that fall behind, so read everything there is before waiting again. libgps
-            // keeps what one recv brought beyond the first line, so the socket alone does not say when it is
-            // all read: a read that finds no complete line does.
+    /// Reads the reports there are, up to `reportsPerCall`. gpsd drops clients that fall behind, so everything
+    /// is read before waiting again: a read that finds no complete line says it is all read.
+    private func read() {
+        readAgainAt = nil
+        for _ in 0..<Self.reportsPerCall {
             var error: Int32 = 0
             let count = cgps_read(data, &error)
             if count < 0 {
-                if error == 0 { return .lost(reason: "gpsd at \(host):\(port) closed the connection.") }
-                return .lost(reason: "Reading from gpsd at \(host):\(port) failed: \(Self.describe(error)).")
+                if error == 0 { return lost(reason: "gpsd at \(host):\(port) closed the connection.") }
+                return lost(reason: "Reading from gpsd at \(host):\(port) failed: \(Self.describe(error)).")
             }
-            if count > 0 {
-                if handleReport(data) { carriedFixReports = true }
-                // libgps never clears `set`; without this an old TPV would look new after the next SKY.
-                cgps_clear_set(data)
-                untilStopCheck -= 1
-                if untilStopCheck == 0 {
-                    if stop.isStopped { return .stopped }
-                    untilStopCheck = Self.reportsBetweenStopChecks
+            if count == 0 {
+                // With a fix kept back, wait no longer than its hand-on is due: gpsd may have fallen silent.
+                // (Never longer than 1.5 intervals, whatever a wall clock set back makes of the deadline.)
+                flushAt = handOn.flushDeadline.map { deadline in
+                    let wait = min(max(0, deadline.timeIntervalSinceNow), handOn.interval.seconds * 1.5)
+                    return ContinuousClock.now + .seconds(wait)
                 }
-                continue
+                return
             }
-            untilStopCheck = Self.reportsBetweenStopChecks
-            // With a fix kept back, wait no longer than its hand-on is due: gpsd may have fallen silent. (Never
-            // longer than 1.5 intervals, whatever a wall clock set back makes of the deadline.)
-            let flushAt = handOn.flushDeadline.map { deadline in
-                let wait = min(max(0, deadline.timeIntervalSinceNow), handOn.interval.seconds * 1.5)
-                return ContinuousClock.now + .seconds(wait)
-            }
-            switch stop.wait(readable: socket, until: flushAt) {
-            case .stopped: return .stopped
-            case .deadline: handOnPending()
-            case .readable: break
-            }
+            if handleReport(data) { carriedFixReports = true }
+            // libgps never clears `set`; without this an old TPV would look new after the next SKY.
+            cgps_clear_set(data)
         }
+        readAgainAt = .now
+    }
+
+    /// The connection failed or gpsd ended it: closes it, says so once per outage, and waits to reconnect.
+    private func lost(reason: String) {
+        cgps_close(data)
+        readAgainAt = nil
+        flushAt = nil
+        // The consumer's fix then ages from the last one gpsd sent.
+        handOnPending()
+        // A connection that carried reports about the receiver (TPV) was a working one: start the backoff
+        // afresh. One that gpsd closed at once, or that ended on a greeting and junk (an endless line libgps
+        // gives up on), keeps growing the delay, so a broken peer is not reconnected to every second.
+        if carriedFixReports { delay = backoff.initial }
+        if !outageReported {
+            logger.warning("Lost the connection to gpsd; reconnecting.", metadata: ["reason": "\(reason)"])
+            deliver(.unavailable(source: .gpsd, reason: reason))
+            outageReported = true
+        }
+        waitToReconnect()
+    }
+
+    private func waitToReconnect() {
+        phase = .backoff(until: .now + delay)
+        delay = min(delay * 2, backoff.maximum)
     }
 
     /// Judges the report libgps just read and hands on what it says. Returns whether it was a report about the

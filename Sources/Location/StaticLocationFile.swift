@@ -1,6 +1,7 @@
 import ForecastModel
 import FileStore
 import Foundation
+import Waiting
 
 /// A position written by hand in GeoClue's static-source format (`/etc/geolocation`).
 ///

@@ -227,7 +227,8 @@ struct GPSDLocationProviderTests {
             let recorder = EventRecorder()
             let task = Task { await provider.run { recorder.append($0) } }
             _ = try #require(await recorder.firstFix(within: 20), "no fix before cancelling")
-            #expect(readerThread(port: fake.port) != nil, "threads: \(threadNames())")
+            // Read on the descriptor waiter: no thread of its own.
+            #expect(readerThread(port: fake.port) == nil, "threads: \(threadNames())")
             #expect(establishedConnections(toPort: fake.port) == 1)
 
             let clock = ContinuousClock()
@@ -237,14 +238,8 @@ struct GPSDLocationProviderTests {
             }
             // Milliseconds on an idle machine; the bound leaves room for a loaded one (CI's two cores).
             #expect(elapsed < .seconds(5), "run returned \(elapsed) after cancellation")
+            // run returns once the reader has closed the connection and can deliver nothing more.
             #expect(establishedConnections(toPort: fake.port) == 0)
-            // run returns once the reader has closed the connection and can deliver nothing more; the
-            // thread's own exit follows within moments.
-            let deadline = Date(timeIntervalSinceNow: 0.5)
-            while readerThread(port: fake.port) != nil && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(readerThread(port: fake.port) == nil)
             let count = recorder.all.count
             try await Task.sleep(for: .milliseconds(500))
             #expect(recorder.all.count == count)
@@ -266,19 +261,18 @@ struct GPSDLocationProviderTests {
         #expect(elapsed < .seconds(30), "run returned \(elapsed) after cancellation")  // not the 5-minute backoff
     }
 
-    @Test("the reader thread sits idle between reports instead of spinning")
+    @Test("the waiter's thread sits idle between reports instead of spinning")
     func readerIsIdle() async throws {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
             let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
             try await running(provider) { recorder in
                 _ = try #require(await recorder.firstFix(within: 20))
-                let thread = try #require(
-                    readerThread(port: fake.port), "no thread named gpsd:\(fake.port) among \(threadNames())")
+                let thread = try #require(waiterThread(), "no thread named fd-waiter among \(threadNames())")
                 let before = try #require(cpuTicks(thread: thread))
                 try await Task.sleep(for: .seconds(2))
                 let used = try #require(cpuTicks(thread: thread)) - before
                 // 2 s are 200 ticks at the usual 100 Hz; a spinning reader would use most of them.
-                #expect(used <= 10, "the reader used \(used) ticks of CPU in 2 s")
+                #expect(used <= 10, "the waiter used \(used) ticks of CPU in 2 s")
             }
         }
     }
@@ -300,6 +294,15 @@ func readProcFile(_ path: String) -> String? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     return (try? handle.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// The id of the descriptor waiter's thread (`fd-waiter`), which reads gpsd.
+func waiterThread() -> Int? {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.lazy.compactMap { tid -> Int? in
+        let name = readProcFile("/proc/self/task/\(tid)/comm")
+        return name?.trimmingCharacters(in: .whitespacesAndNewlines) == "fd-waiter" ? Int(tid) : nil
+    }.first
 }
 
 /// The names of this process's threads, for failure messages.

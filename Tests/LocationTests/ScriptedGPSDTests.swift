@@ -4,6 +4,7 @@ import Location
 import Logging
 import TestSupport
 import Testing
+import Waiting
 
 /// The provider against a scripted gpsd peer: what gpsfake cannot make a real gpsd send (mode 99, an error of
 /// 1e300 m, a fix dated 2099), and the exact byte timing the no-polling reader must cope with. libgps parses it all.
@@ -190,34 +191,39 @@ struct ScriptedGPSDTests {
             let kept = try #require(
                 await recorder.firstFix(from: 2, within: 5), "the kept fix never came; events: \(recorder.all)")
             #expect(kept.fix.fixTime.map { abs($0.timeIntervalSince(start) - 1) < 0.01 } == true)
-            let thread = try #require(readerThread(port: peer.port), "threads: \(threadNames())")
             try await Task.sleep(for: .milliseconds(200))
-            let before = try #require(contextSwitches(thread: thread))
+            let before = provider.readerWakeups
+            let emptyBefore = DescriptorWaiter.shared.emptyWakeups
             try await Task.sleep(for: .milliseconds(1500))
-            let after = try #require(contextSwitches(thread: thread))
+            let after = provider.readerWakeups
+            // Nor does the waiter wake for a deadline that never rings.
+            #expect(DescriptorWaiter.shared.emptyWakeups == emptyBefore)
             #expect(after - before == 0, "the reader woke \(after - before) times in 1.5 s of silence")
             #expect(fixes(recorder.all).count == 2)
         }
     }
 
-    @Test("while gpsd is silent the reader thread sleeps: no wakeups at all")
+    @Test("while gpsd is silent the reader sleeps: no wakeups at all")
     func noWakeupsWhileSilent() async throws {
         let peer = try ScriptedGPSD(script: [Self.sentinel()])
         defer { peer.stop() }
-        try await running(provider(peer)) { recorder in
+        let provider = provider(peer)
+        try await running(provider) { recorder in
             _ = try #require(await recorder.firstFix(within: 10))
-            let thread = try #require(readerThread(port: peer.port), "threads: \(threadNames())")
             // Let the reader finish with the last line and go to sleep.
             try await Task.sleep(for: .milliseconds(200))
-            let before = try #require(contextSwitches(thread: thread))
+            let before = provider.readerWakeups
+            let emptyBefore = DescriptorWaiter.shared.emptyWakeups
             try await Task.sleep(for: .milliseconds(1500))
-            let after = try #require(contextSwitches(thread: thread))
+            let after = provider.readerWakeups
+            // Nor does the waiter wake for a deadline that never rings.
+            #expect(DescriptorWaiter.shared.emptyWakeups == emptyBefore)
             // A reader that polled every 250 ms would have woken about six times.
             #expect(after - before == 0, "the reader woke \(after - before) times in 1.5 s of silence")
         }
     }
 
-    @Test("waiting to reconnect, the reader thread sleeps until the backoff ends: no wakeups")
+    @Test("waiting to reconnect, the reader sleeps until the backoff ends: no wakeups")
     func noWakeupsDuringBackoff() async throws {
         let port = try GPSFake.freePort()
         let provider = GPSDLocationProvider(
@@ -225,27 +231,14 @@ struct ScriptedGPSDTests {
             logger: quietLogger())
         try await running(provider) { recorder in
             _ = try #require(await recorder.first(within: 5) { $0.isUnavailable })
-            let thread = try #require(readerThread(port: port), "threads: \(threadNames())")
             try await Task.sleep(for: .milliseconds(200))
-            let before = try #require(contextSwitches(thread: thread))
+            let before = provider.readerWakeups
+            let emptyBefore = DescriptorWaiter.shared.emptyWakeups
             try await Task.sleep(for: .milliseconds(1500))
-            let after = try #require(contextSwitches(thread: thread))
+            let after = provider.readerWakeups
+            // Nor does the waiter wake for a deadline that never rings.
+            #expect(DescriptorWaiter.shared.emptyWakeups == emptyBefore)
             #expect(after - before == 0, "the reader woke \(after - before) times in 1.5 s of backoff")
         }
     }
-}
-
-/// Voluntary plus involuntary context switches of a thread of this process: how often it woke.
-func contextSwitches(thread: Int) -> Int? {
-    guard let status = readProcFile("/proc/self/task/\(thread)/status") else { return nil }
-    var total = 0
-    var found = 0
-    for line in status.split(separator: "\n") {
-        for key in ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"] where line.hasPrefix(key) {
-            guard let value = Int(line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)) else { return nil }
-            total += value
-            found += 1
-        }
-    }
-    return found == 2 ? total : nil
 }

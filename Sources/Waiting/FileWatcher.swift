@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
     import Glibc
@@ -13,71 +14,71 @@ import Foundation
 /// directory created later is followed too. The watches are worked out again after every event.
 ///
 /// A change is only a hint: readers compare what they find with what they last read.
-public enum FileWatcher {
+package enum FileWatcher {
     // inotify(7) event bits (linux/inotify.h), written out since Glibc's macros do not all import.
-    private static let modify: UInt32 = 0x2
-    private static let attrib: UInt32 = 0x4
-    private static let closeWrite: UInt32 = 0x8
-    private static let movedFrom: UInt32 = 0x40
-    private static let movedTo: UInt32 = 0x80
-    private static let create: UInt32 = 0x100
-    private static let delete: UInt32 = 0x200
-    private static let deleteSelf: UInt32 = 0x400
-    private static let moveSelf: UInt32 = 0x800
-    private static let ignored: UInt32 = 0x8000
-    private static let onlyDirectory: UInt32 = 0x0100_0000
+    fileprivate static let modify: UInt32 = 0x2
+    fileprivate static let attrib: UInt32 = 0x4
+    fileprivate static let closeWrite: UInt32 = 0x8
+    fileprivate static let movedFrom: UInt32 = 0x40
+    fileprivate static let movedTo: UInt32 = 0x80
+    fileprivate static let create: UInt32 = 0x100
+    fileprivate static let delete: UInt32 = 0x200
+    fileprivate static let deleteSelf: UInt32 = 0x400
+    fileprivate static let moveSelf: UInt32 = 0x800
+    fileprivate static let ignored: UInt32 = 0x8000
+    fileprivate static let onlyDirectory: UInt32 = 0x0100_0000
     private static let directoryMask =
         modify | attrib | closeWrite | movedFrom | movedTo | create | delete | deleteSelf | moveSelf | onlyDirectory
 
     /// A stream that yields whenever something at one of `paths` may have changed, until the caller
     /// stops iterating or drops the stream. Nil when inotify cannot be used (no descriptors left): the
     /// caller then says so.
-    public static func changes(of paths: [String]) -> AsyncStream<Void>? {
+    ///
+    /// The inotify descriptor is a source of the ``DescriptorWaiter``; no thread of its own.
+    package static func changes(of paths: [String]) -> AsyncStream<Void>? {
         let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { return nil }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            close(inotify)
-            return nil
-        }
-        let (stopReader, stopWriter) = (pipeEnds[0], pipeEnds[1])
-        for end in [stopReader, stopWriter] {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        // The thread leaves only through the stop pipe, so the writer is closed here, after its byte.
-        continuation.onTermination = { _ in
-            var byte: UInt8 = 1
-            _ = write(stopWriter, &byte, 1)
-            close(stopWriter)
-        }
-        // Watched before this returns: a change made right after is never missed.
+        // Watched before this returns: a change made right after is never missed (inotify queues it until the
+        // waiter reads).
         let watches = arm(paths, inotify: inotify, replacing: [:])
-        let thread = Thread {
-            watch(paths, inotify: inotify, watches: watches, stop: stopReader) { continuation.yield() }
-            close(inotify)
-            close(stopReader)
+        let waiter = DescriptorWaiter.shared
+        let token = NIOLockedValueBox<WaitToken?>(nil)
+        waiter.execute {
+            let source = InotifySource(paths: paths, inotify: inotify, watches: watches) { continuation.yield() }
+            token.withLockedValue { $0 = waiter.add(source) }
         }
-        thread.name = "forecastd file watcher"
-        thread.start()
+        // Queued after the addition, so it finds the token; the descriptor is closed only once no source uses it.
+        continuation.onTermination = { _ in
+            waiter.execute {
+                if let added = token.withLockedValue({ $0 }) { waiter.remove(added) }
+                close(inotify)
+            }
+        }
         return stream
     }
 
-    /// Waits in poll(2) on the inotify descriptor and the stop pipe; calls `changed` for each batch
-    /// of events that concerns one of `paths`. Returns when the stop pipe is written to.
-    private static func watch(
-        _ paths: [String], inotify: Int32, watches: [Int32: Set<String>], stop: Int32, changed: () -> Void
-    ) {
-        var watches = watches
+    /// The inotify descriptor on the waiter: reads each batch of events and calls `changed` when one concerns
+    /// one of `paths`, watching again what the paths need now.
+    private final class InotifySource: WaitSource {
+        let paths: [String]
+        let inotify: Int32
+        var watches: [Int32: Set<String>]
+        let changed: () -> Void
+        /// One read's room, kept between calls.
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
-        while true {
-            descriptors[0].revents = 0
-            descriptors[1].revents = 0
-            // Fails only for signals and a lack of kernel memory: both pass, so wait again.
-            guard poll(&descriptors, 2, -1) > 0 else { continue }
-            if descriptors[1].revents != 0 { return }
+
+        init(paths: [String], inotify: Int32, watches: [Int32: Set<String>], changed: @escaping () -> Void) {
+            self.paths = paths
+            self.inotify = inotify
+            self.watches = watches
+            self.changed = changed
+        }
+
+        var interest: (descriptor: Int32, events: Readiness)? { (inotify, .readable) }
+        var deadline: ContinuousClock.Instant? { nil }
+
+        func ready(_ events: Readiness) {
             var relevant = false
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
@@ -93,7 +94,7 @@ public enum FileWatcher {
                     }
                     let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
                     let name = String(decoding: nameBytes, as: UTF8.self)
-                    if mask & (ignored | deleteSelf | moveSelf) != 0 {
+                    if mask & (FileWatcher.ignored | FileWatcher.deleteSelf | FileWatcher.moveSelf) != 0 {
                         relevant = true
                     } else if let names = watches[descriptor], names.contains(name) {
                         relevant = true
@@ -102,7 +103,7 @@ public enum FileWatcher {
                 }
             }
             if relevant {
-                watches = arm(paths, inotify: inotify, replacing: watches)
+                watches = FileWatcher.arm(paths, inotify: inotify, replacing: watches)
                 changed()
             }
         }
@@ -110,7 +111,7 @@ public enum FileWatcher {
 
     /// Watches the directories `paths` need now (``directoriesToWatch(_:)``) and drops the watches of
     /// `replacing` no longer needed. Returns each watch with the names in its directory that matter.
-    private static func arm(_ paths: [String], inotify: Int32, replacing old: [Int32: Set<String>]) -> [Int32: Set<String>] {
+    fileprivate static func arm(_ paths: [String], inotify: Int32, replacing old: [Int32: Set<String>]) -> [Int32: Set<String>] {
         var next: [Int32: Set<String>] = [:]
         for (directory, names) in directoriesToWatch(paths) {
             let descriptor = inotify_add_watch(inotify, directory, directoryMask)

@@ -1,4 +1,4 @@
-import FileStore
+import Waiting
 import Foundation
 import Testing
 
@@ -70,5 +70,45 @@ struct FileWatcherTests {
                 try handle.close()
             }
         }
+    }
+
+    @Test("watches are sources of the one waiter: no thread each, and 1,000 dropped leave no descriptor behind")
+    func noThreadNoLeak() async throws {
+        try await Self.withDirectory { directory in
+            let path = directory + "/forecastd.toml"
+            await DescriptorWaiter.shared.perform {}
+            do {
+                // 32 watches held at once: a thread each (as before the waiter) would add 32 threads.
+                let threadsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+                let held = (0..<32).compactMap { _ in FileWatcher.changes(of: [path]) }
+                #expect(held.count == 32)
+                let threadsWhileHeld = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+                #expect(threadsWhileHeld < threadsBefore + 32)
+                #expect(try Self.inotifyInstances(watching: directory) == 32)
+                withExtendedLifetime(held) {}
+            }
+            for _ in 0..<1000 {
+                // Dropped at once: the stream's end takes the source off the waiter and closes its descriptor.
+                _ = FileWatcher.changes(of: [path])
+            }
+            // Queued after every removal.
+            await DescriptorWaiter.shared.perform {}
+            #expect(try Self.inotifyInstances(watching: directory) == 0)
+        }
+    }
+
+    /// How many of this process's inotify descriptors watch `directory` (/proc/self/fdinfo names each watch's
+    /// inode). Other tests running beside this one open inotify descriptors of their own, on other directories.
+    static func inotifyInstances(watching directory: String) throws -> Int {
+        let inode = try #require(try FileManager.default.attributesOfItem(atPath: directory)[.systemFileNumber] as? UInt64)
+        let needle = "ino:\(String(inode, radix: 16)) "
+        var count = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)) == "anon_inode:inotify",
+                let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + name, encoding: .utf8)
+            else { continue }
+            if info.contains(needle) { count += 1 }
+        }
+        return count
     }
 }
