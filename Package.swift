@@ -160,6 +160,7 @@ let package = Package(
                 "ForecastModel",
                 "FileStore",
                 "Fetching",
+                "Waiting",
                 "CGPS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -185,7 +186,7 @@ let package = Package(
         .target(
             name: "Fetching",
             dependencies: [
-                "ForecastModel", "FileStore", "Executors",
+                "ForecastModel", "FileStore", "Executors", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -238,7 +239,7 @@ let package = Package(
         .target(
             name: "Warnings",
             dependencies: [
-                "ForecastModel", "Fetching", "FileStore",
+                "ForecastModel", "Fetching", "FileStore", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -275,6 +276,7 @@ let package = Package(
         .target(
             name: "Systemd",
             dependencies: [
+                "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -294,7 +296,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Notifications", "Executors",
+                "Localization", "Notifications", "Executors", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -316,7 +318,7 @@ let package = Package(
             name: "DaemonServices",
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
-                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors",
+                "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -341,7 +343,7 @@ let package = Package(
         .target(
             name: "ControlServer",
             dependencies: [
-                "DaemonState", "Control", "Rendering", "Settings", "Systemd", "FileStore", "ForecastModel", "CHeap",
+                "DaemonState", "Control", "Rendering", "Settings", "Systemd", "FileStore", "ForecastModel", "CHeap", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -387,7 +389,7 @@ let package = Package(
         .target(
             name: "Notifications",
             dependencies: [
-                "ForecastModel", "FileStore", "DesktopNotifications", "DBus",
+                "ForecastModel", "FileStore", "DesktopNotifications", "DBus", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -419,6 +421,32 @@ let package = Package(
         .testTarget(
             name: "ExecutorsTests",
             dependencies: ["Executors", .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+
+        // MARK: Waiting
+
+        /// The daemon's one way to wait: `Alarm` (a re-armable timer, and the one-shot `Alarm.sleep`, on NIO's
+        /// event loop timers through Executors' `EventLoopSleep`) and `Blocking` (one thread for the work that
+        /// blocks: fsync, flock, NSS look-ups), so nothing blocks an event loop.
+        .target(
+            name: "Waiting",
+            dependencies: [
+                "Executors",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WaitingTests",
+            dependencies: [
+                "Waiting", "Executors", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
 

@@ -4,6 +4,7 @@ import History
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Waiting
 
 /// Keeps the favourites' readings in the history database and prunes what is older than the retention.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Notifications
 import ServiceLifecycle
+import Waiting
 
 /// Sends desktop notifications for the reports while `[notifications] enabled` is true.
 ///
