@@ -186,7 +186,7 @@ let package = Package(
         .target(
             name: "Fetching",
             dependencies: [
-                "ForecastModel", "FileStore", "Executors", "Waiting",
+                "ForecastModel", "FileStore", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -6,6 +6,7 @@ import Logging
 import Rendering
 import ServiceLifecycle
 import Settings
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -112,9 +113,8 @@ public struct StatusFileService: Service, CustomStringConvertible {
     /// The report as the status file holds it: its JSON line with the stamp of this write.
     static func stamped(_ report: Report, by writer: ProcessIdentity, at now: Date, hold: Duration) -> String {
         var report = report
-        let seconds = Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18
         report.written = StatusFileStamp(
-            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(seconds)),
+            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(seconds(hold))),
             pid: writer.pid, processStart: writer.start, bootId: writer.bootID)
         return ReportJSON.line(report)
     }
@@ -129,32 +129,33 @@ public struct StatusFileService: Service, CustomStringConvertible {
         // A new report, the retry after a failed write, or the rewrite before the file stops holding: each
         // means "write the report now".
         let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reports = Task { [state] in
-            for await _ in state.published.updates() { continuation.yield() }
-            continuation.finish()
-        }
-        var again: Task<Void, Never>?
-        defer {
-            reports.cancel()
-            again?.cancel()
-        }
+        // Armed after each write: for the retry after a failure, else for the rewrite before the file stops holding.
+        let again = Alarm()
         let rewrite = hold - hold / 15
-        for await _ in attempts.cancelOnGracefulShutdown() {
-            // The newest published report, stamped for this write.
-            let text = Self.stamped(state.published.value.report, by: identity, at: Date(), hold: hold)
-            let problem = writer.write(text, logger: logger)
-            await state.setStorageProblem("status file " + path, message: problem)
-            again?.cancel()
-            let delay = problem == nil ? rewrite : Self.retryDelay
-            again = Task {
-                try? await Task.sleep(for: delay)
-                if !Task.isCancelled { continuation.yield() }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await _ in state.published.updates() { continuation.yield() }
+                continuation.finish()
             }
-            if first {
-                first = false
-                published?()
+            group.addTask { await again.ring { continuation.yield() } }
+            for await _ in attempts.cancelOnGracefulShutdown() {
+                // The newest published report, stamped for this write.
+                let text = Self.stamped(state.published.value.report, by: identity, at: Date(), hold: hold)
+                let problem = writer.write(text, logger: logger)
+                await state.setStorageProblem("status file " + path, message: problem)
+                let delay = problem == nil ? rewrite : Self.retryDelay
+                again.arm(Date().addingTimeInterval(Self.seconds(delay)))
+                if first {
+                    first = false
+                    published?()
+                }
             }
+            group.cancelAll()
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 

@@ -1,6 +1,7 @@
 import ForecastModel
 import FileStore
 import Foundation
+import Waiting
 
 /// A position written by hand in GeoClue's static-source format (`/etc/geolocation`).
 ///
@@ -133,8 +134,7 @@ public struct StaticFileLocationProvider: LocationProvider {
             for await _ in changes { look() }
         } else {
             // No inotify descriptor left: look once in a while rather than never.
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
+            while (try? await Alarm.sleep(for: pollInterval)) != nil {
                 look()
             }
         }

@@ -31,30 +31,33 @@ struct ForecastStateTests: OnTestClock {
         #expect(await state.takeDueFetch()?.coordinate == pin)
     }
 
-    @Test("with no tick, the timer asks for the refresh when it falls due and turns the report stale on time")
+    @Test("with no further tick, the judgement alarm asks for the refresh when it falls due and turns the report stale on time")
     func timerDrivenJudgements() async throws {
         let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
         var configuration = configuration(pin: pin, gpsd: false)
         configuration.refreshInterval = 0.4  // stale after 0.8 s
         let state = ForecastState(configuration: configuration, places: FixedPlaces(), logger: Logger(label: "test"))
-        await state.startKeepingTime()
-        var requests = state.refreshRequests.makeAsyncIterator()
-        _ = await requests.next()
-        let target = try #require(await state.takeDueFetch())
-        let fetched = Date()
-        var forecast = forecast()
-        forecast.fetchedAt = fetched
-        await state.forecastSucceeded(forecast, for: target.coordinate)
-        #expect(await state.takeDueFetch() == nil)
+        await state.tick()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await state.keepTime() }
+            var requests = state.refreshRequests.makeAsyncIterator()
+            _ = await requests.next()
+            let target = try #require(await state.takeDueFetch())
+            let fetched = Date()
+            var forecast = forecast()
+            forecast.fetchedAt = fetched
+            await state.forecastSucceeded(forecast, for: target.coordinate)
+            #expect(await state.takeDueFetch() == nil)
 
-        // Nothing else happens: only the state's own timer can ask for the next refresh.
-        _ = await requests.next()
-        #expect(Date().timeIntervalSince(fetched) >= 0.4, "asked before the refresh was due")
-        #expect(await state.takeDueFetch()?.coordinate == pin)
-        var reports = await state.subscribe().makeAsyncIterator()
-        while let report = await reports.next(), !report.stale {}
-        #expect(Date().timeIntervalSince(fetched) > 0.8)
-        await state.stopKeepingTime()
+            // Nothing else happens: only the state's own timer can ask for the next refresh.
+            _ = await requests.next()
+            #expect(Date().timeIntervalSince(fetched) >= 0.4, "asked before the refresh was due")
+            #expect(await state.takeDueFetch()?.coordinate == pin)
+            var reports = await state.subscribe().makeAsyncIterator()
+            while let report = await reports.next(), !report.stale {}
+            #expect(Date().timeIntervalSince(fetched) > 0.8)
+            group.cancelAll()
+        }
     }
 
     @Test("a user's refresh during a provider's Retry-After never moves the automatic retry later")
