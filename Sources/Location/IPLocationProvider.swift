@@ -101,7 +101,7 @@ public struct IPLocationProvider: LocationProvider {
                 continue
             }
             let event = await lookUp(&cache, now: now)
-            cache.save(to: cachePath, logger: logger)
+            await Blocking.run { [cache, cachePath, logger] in cache.save(to: cachePath, logger: logger) }
             if let event { deliver(event) }
         }
     }

@@ -1,7 +1,9 @@
 import DesktopNotifications
+import FileStore
 import ForecastModel
 import Foundation
 import Logging
+import Waiting
 
 /// Sends what ``NotificationPolicy`` decides through the desktop's notification server, and remembers what
 /// went out in the state directory (``NotificationStore``) so that nothing goes out twice, across restarts
@@ -128,7 +130,7 @@ public actor Notifier {
         logAdopted(adopted)
         if ledger != self.ledger {
             self.ledger = ledger
-            save()
+            await save()
         }
         return plan.nextCheck
     }
@@ -246,9 +248,11 @@ public actor Notifier {
         }
     }
 
-    private func save() {
+    private func save() async {
+        let (store, ledger) = (self.store, self.ledger)
         do {
-            try store.save(ledger)
+            // Two fsyncs: on the blocking thread, never on an event loop.
+            try await Blocking.run { () throws(AtomicFile.WriteError) in try store.save(ledger) }
             saidStoreFailure = false
         } catch {
             if !saidStoreFailure {
