@@ -306,7 +306,8 @@ let package = Package(
         .testTarget(
             name: "DaemonStateTests",
             dependencies: [
-                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders",
+                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -540,7 +541,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "DBus",
+                "DBus", "Executors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -8,10 +8,11 @@ import Notifications
 import ServiceLifecycleTestKit
 import Synchronization
 import Testing
+import TestSupport
 
 /// The daemon's notification service without a bus: quiet while notifications are off, and the system
 /// service saying once that it cannot notify instead of trying.
-@Suite("Notification service")
+@Suite("Notification service", .onEventLoops)
 struct NotificationServiceTests {
     /// Log messages, kept in memory.
     final class Messages: Sendable {

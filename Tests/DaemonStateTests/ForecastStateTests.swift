@@ -6,9 +6,10 @@ import Logging
 import Settings
 import Synchronization
 import Testing
+import TestSupport
 import WeatherProviders
 
-@Suite("Forecast state")
+@Suite("Forecast state", .onEventLoops)
 struct ForecastStateTests: OnTestClock {
     let clock = TestClock()
 
@@ -338,7 +339,7 @@ struct ForecastStateTests: OnTestClock {
     }
 }
 
-@Suite("Forecast state: listed cities", .timeLimit(.minutes(3)))
+@Suite("Forecast state: listed cities", .timeLimit(.minutes(3)), .onEventLoops)
 struct CityStateTests {
     let clock = TestClock()
 

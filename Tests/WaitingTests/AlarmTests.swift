@@ -1,9 +1,10 @@
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+import TestSupport
 import Waiting
 
-@Suite struct AlarmTests {
+@Suite(.onEventLoops) struct AlarmTests {
     @Test("a cancelled sleep ends at once instead of at its deadline")
     func cancelledSleepEnds() async {
         let sleeper = Task { try await Alarm.sleep(for: .seconds(3600)) }

@@ -2,9 +2,10 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
+import TestSupport
 import Waiting
 
-@Suite struct BlockingTests {
+@Suite(.onEventLoops) struct BlockingTests {
     /// The name of the calling thread, as a thread listing shows it.
     private static func threadName() -> String {
         let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
