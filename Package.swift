@@ -14,7 +14,7 @@
 //   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
 //   Every weather provider, warning source and IP geolocation service talks HTTP through Fetching (its
 //   Fetcher: deadline, User-Agent, caps, failures classified once), which builds on ForecastModel, FileStore
-//   and Executors.
+//   and Waiting. Waiting (the one timer, Alarm; the one blocking thread, Blocking) builds on Executors.
 //   Settings and the daemon's modules write files through FileStore; Settings and Localization read theirs
 //   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
@@ -408,8 +408,7 @@ let package = Package(
 
         /// Swift concurrency's executors for the programs: NIO's event loops and the main thread instead of
         /// libdispatch, whose worker pool wakes the process every second for as long as it runs; and
-        /// `EventLoopSleep`, a sleep whose cancellation takes its loop timer away (the daemon's timers, the
-        /// HTTP clients' body deadlines).
+        /// `EventLoopSleep`, a sleep whose cancellation takes its loop timer away (what Waiting's `Alarm` sleeps with).
         .target(
             name: "Executors",
             dependencies: [
