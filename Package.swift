@@ -296,7 +296,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Notifications", "Executors", "Waiting",
+                "Localization", "Notifications", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
