@@ -10,7 +10,7 @@
 //   DaemonState, never one to the other (the socket gets the settings reloader's work as closures); DaemonState →
 //   (Location, WeatherProviders, Rendering, Settings, Control, Notifications) → ForecastModel. The command lines
 //   also use Gazetteer (the state gets it as ForecastModel's PlaceNaming and PlaceSearching). The daemon talks to
-//   systemd through Systemd (which uses swift-log and NIOConcurrencyHelpers, no module of ours).
+//   systemd through Systemd (which uses swift-log, NIOConcurrencyHelpers and Waiting, for its watchdog's wait).
 //   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
 //   Every weather provider, warning source and IP geolocation service talks HTTP through Fetching (its
 //   Fetcher: deadline, User-Agent, caps, failures classified once), which builds on ForecastModel, FileStore
