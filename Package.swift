@@ -10,11 +10,11 @@
 //   DaemonState, never one to the other (the socket gets the settings reloader's work as closures); DaemonState →
 //   (Location, WeatherProviders, Rendering, Settings, Control) → ForecastModel; Notifications → Settings. The command lines
 //   also use Gazetteer (the state gets it as ForecastModel's PlaceNaming and PlaceSearching). The daemon talks to
-//   systemd through Systemd (which uses swift-log and NIOConcurrencyHelpers, no module of ours).
+//   systemd through Systemd (which uses swift-log, NIOConcurrencyHelpers and Waiting, for its watchdog's wait).
 //   Rendering builds on ForecastModel only (its words are ForecastModel's Phrases).
 //   Every weather provider, warning source and IP geolocation service talks HTTP through Fetching (its
 //   Fetcher: deadline, User-Agent, caps, failures classified once), which builds on ForecastModel, FileStore
-//   and Executors.
+//   and Waiting. Waiting (the one timer, Alarm; the one blocking thread, Blocking) builds on Executors.
 //   Settings and the daemon's modules write files through FileStore; Settings and Localization read theirs
 //   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
@@ -189,7 +189,7 @@ let package = Package(
         .target(
             name: "Fetching",
             dependencies: [
-                "ForecastModel", "FileStore", "Executors",
+                "ForecastModel", "FileStore", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -242,7 +242,7 @@ let package = Package(
         .target(
             name: "Warnings",
             dependencies: [
-                "ForecastModel", "Fetching", "FileStore",
+                "ForecastModel", "Fetching", "FileStore", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -279,6 +279,7 @@ let package = Package(
         .target(
             name: "Systemd",
             dependencies: [
+                "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -298,7 +299,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Executors",
+                "Localization", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -308,7 +309,8 @@ let package = Package(
         .testTarget(
             name: "DaemonStateTests",
             dependencies: [
-                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders",
+                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -345,7 +347,7 @@ let package = Package(
         .target(
             name: "ControlServer",
             dependencies: [
-                "DaemonState", "Control", "Rendering", "Settings", "Systemd", "FileStore", "ForecastModel", "CHeap",
+                "DaemonState", "Control", "Rendering", "Settings", "Systemd", "FileStore", "ForecastModel", "CHeap", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -391,7 +393,7 @@ let package = Package(
         .target(
             name: "Notifications",
             dependencies: [
-                "ForecastModel", "Settings", "FileStore", "DesktopNotifications", "DBus",
+                "ForecastModel", "Settings", "FileStore", "DesktopNotifications", "DBus", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -409,8 +411,7 @@ let package = Package(
 
         /// Swift concurrency's executors for the programs: NIO's event loops and the main thread instead of
         /// libdispatch, whose worker pool wakes the process every second for as long as it runs; and
-        /// `EventLoopSleep`, a sleep whose cancellation takes its loop timer away (the daemon's timers, the
-        /// HTTP clients' body deadlines).
+        /// `EventLoopSleep`, a sleep whose cancellation takes its loop timer away (what Waiting's `Alarm` sleeps with).
         .target(
             name: "Executors",
             dependencies: [
@@ -428,18 +429,31 @@ let package = Package(
 
         // MARK: Waiting
 
-        /// One way to wait: the descriptor waiter (one thread, `fd-waiter`, asleep in poll(2) on the descriptors a
-        /// C library or the kernel reads itself: inotify, rtnetlink, the clock-change timerfd) and the sources on
-        /// it (`FileWatcher`'s inotify).
+        /// The daemon's one way to wait. `DescriptorWaiter`: one thread, `fd-waiter`, asleep in poll(2) on the
+        /// descriptors a C library or the kernel reads itself (gpsd's socket through libgps, inotify, rtnetlink, the
+        /// clock-change timerfd), each a `WaitSource`. `Alarm`: the one timer (re-armable, and the one-shot
+        /// `Alarm.sleep`), on NIO's event loop timers through Executors' `EventLoopSleep`. `Blocking`: one thread for
+        /// the work that blocks (fsync, flock, NSS look-ups), so nothing blocks an event loop.
         .target(
             name: "Waiting",
             dependencies: [
-                "CWaiting",
+                "CWaiting", "Executors",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "WaitingTests", dependencies: ["Waiting", "CWaiting"], swiftSettings: strict),
+        .testTarget(
+            name: "WaitingTests",
+            dependencies: [
+                "Waiting", "CWaiting", "Executors", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
 
         // MARK: Map picker
 
@@ -531,7 +545,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "DBus",
+                "DBus", "Executors",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

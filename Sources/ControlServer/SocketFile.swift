@@ -10,6 +10,7 @@ import NIOPosix
 import Rendering
 import ServiceLifecycle
 import Systemd
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -20,15 +21,15 @@ import Systemd
 extension SocketService {
 
     /// Sets the mode (and group) of the freshly bound socket and renames it to its real path.
-    func placeSocket(_ temporaryPath: String, server: any Channel) throws {
+    func placeSocket(_ temporaryPath: String, server: any Channel) async throws {
         var mode: mode_t = 0o600
         if let group = options.group, !group.isEmpty {
-            guard let entry = getgrnam(group) else {
+            guard let id = await Blocking.run({ SystemGroup.id(named: group) }) else {
                 unlink(temporaryPath)
                 server.close(promise: nil)
                 throw StartError(description: "output.socket_group: no group named \"\(group)\" on this system")
             }
-            chown(temporaryPath, getuid(), entry.pointee.gr_gid)
+            chown(temporaryPath, getuid(), id)
             mode = 0o660
         }
         guard chmod(temporaryPath, mode) == 0, rename(temporaryPath, path) == 0 else {
@@ -42,13 +43,13 @@ extension SocketService {
     /// Gives the socket systemd passed the mode and group a socket of the daemon's own gets
     /// (0600, or 0660 and `output.socket_group`), when its file differs and the daemon may change it.
     /// A difference it cannot change is logged with the socket unit's settings that fix it.
-    func checkPassedSocketAccess(_ socketPath: String) throws {
+    func checkPassedSocketAccess(_ socketPath: String) async throws {
         var group: gid_t?
         if let name = options.group, !name.isEmpty {
-            guard let entry = getgrnam(name) else {
+            guard let id = await Blocking.run({ SystemGroup.id(named: name) }) else {
                 throw StartError(description: "output.socket_group: no group named \"\(name)\" on this system")
             }
-            group = entry.pointee.gr_gid
+            group = id
         }
         let mode: mode_t = group == nil ? 0o600 : 0o660
         var info = stat()
@@ -69,13 +70,15 @@ extension SocketService {
 
     /// A second daemon must not steal the socket of a running one, and a file that is not a socket
     /// is not ours to replace; a stale socket file from a crash is fine to replace.
-    func refuseIfAnotherDaemonListens() throws {
+    func refuseIfAnotherDaemonListens() async throws {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw StartError(description: "\(path): exists and is not a socket; refusing to replace it")
         }
-        if (try? ControlClient(socketPath: path, timeout: .seconds(1))) != nil {
+        // A blocking connect and greeting read (up to 1 s): on the blocking thread.
+        let path = self.path
+        if await Blocking.run({ (try? ControlClient(socketPath: path, timeout: .seconds(1))) != nil }) {
             throw StartError(description: "\(path): another forecastd is already running and listening there")
         }
     }

@@ -11,6 +11,7 @@ import Rendering
 import ServiceLifecycle
 import Settings
 import Systemd
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -93,8 +94,9 @@ public struct SocketService: Service, CustomStringConvertible {
         // Only a listening Unix stream socket can be served; the composition picks one (`socketToServe`).
         let passed = options.passedSocket.flatMap { $0.unixPath == nil ? nil : $0 }
         if passed == nil {
-            try AtomicFile.makeDirectory(directory, mode: options.group == nil ? 0o700 : 0o750)
-            try refuseIfAnotherDaemonListens()
+            let (directory, mode) = (self.directory, options.group == nil ? 0o700 : 0o750)
+            try await Blocking.run { () throws(AtomicFile.WriteError) in try AtomicFile.makeDirectory(directory, mode: mode) }
+            try await refuseIfAnotherDaemonListens()
         }
         // Connections that need more than the event loop's answers (a request it passes on) are
         // handed over here, wrapped for the async side at that moment. Most bar scripts connect, read
@@ -180,7 +182,7 @@ public struct SocketService: Service, CustomStringConvertible {
             let server = try await bootstrap.withBoundSocket(passed.descriptor).get()
             server.closeFuture.whenComplete { _ in handOver.finish() }
             do {
-                try checkPassedSocketAccess(passedPath)
+                try await checkPassedSocketAccess(passedPath)
             } catch {
                 server.close(promise: nil)
                 throw error
@@ -201,7 +203,7 @@ public struct SocketService: Service, CustomStringConvertible {
         unlink(temporaryPath)
         let server = try await bootstrap.bind(unixDomainSocketPath: temporaryPath).get()
         server.closeFuture.whenComplete { _ in handOver.finish() }
-        try placeSocket(temporaryPath, server: server)
+        try await placeSocket(temporaryPath, server: server)
         stat(path, &created)
         logger.info("Listening on the socket.", metadata: ["path": "\(path)"])
         return (server, created)

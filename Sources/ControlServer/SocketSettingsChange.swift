@@ -2,6 +2,7 @@ import Control
 import ForecastModel
 import Foundation
 import Settings
+import Waiting
 
 /// The settings-changing socket requests (`units`, `pin`, `unpin`, `mode`, `set`): the same edit
 /// `forecastctl` makes (``SettingsFileEditor/apply(_:to:places:environment:)``, on the file the same
@@ -20,7 +21,11 @@ package enum SocketSettingsChange {
         let target = SettingsEditTarget.locate(
             explicit: explicitPath, inEffect: inEffect.settings, defaults: inEffect.defaults)
         do {
-            let outcome = try SettingsFileEditor.apply(edit, to: target, places: places)
+            // The edit waits for the settings directory's lock (flock: as long as a forecastctl edit holds it)
+            // and writes with two fsyncs: on the blocking thread, so the event loops keep answering.
+            let outcome = try await Blocking.run { () throws(SettingsEditError) in
+                try SettingsFileEditor.apply(edit, to: target, places: places)
+            }
             if outcome.edit?.written == true {
                 await reload("a \(ControlRequest.change(edit).name.rawValue) request on the socket")
             }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Settings
+import Waiting
 import Warnings
 import WeatherProviders
 

@@ -7,7 +7,7 @@ import WeatherProviders
 
 /// Keeps the forecast fresh: fetches when the state says one is due. The state's own timer redoes
 /// each time-dependent judgement (fix age, staleness, refresh and retry due) when it falls due; this
-/// service starts and stops that timer.
+/// service keeps time for it (``ForecastState/keepTime()``) while it runs.
 public struct ForecastService: Service, CustomStringConvertible {
     let state: ForecastState
     let makeProvider: @Sendable (Settings) -> ProviderChain
@@ -23,8 +23,10 @@ public struct ForecastService: Service, CustomStringConvertible {
 
     public func run() async {
         await cancelWhenGracefulShutdown {
-            await state.startKeepingTime()
+            // Judged once now, as the alarm may not have been armed yet; from then on when it rings.
+            await state.tick()
             await withDiscardingTaskGroup { group in
+                group.addTask { await state.keepTime() }
                 var built: (providers: Settings.Providers, chain: ProviderChain)?
                 /// The chain for the settings in force, rebuilt only when they change.
                 func currentChain() async -> ProviderChain {
@@ -60,7 +62,6 @@ public struct ForecastService: Service, CustomStringConvertible {
                 }
                 group.cancelAll()
             }
-            await state.stopKeepingTime()
         }
     }
 }

@@ -4,6 +4,7 @@ import History
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Waiting
 
 /// Keeps the favourites' readings in the history database and prunes what is older than the retention.
 ///
@@ -37,14 +38,17 @@ public struct HistoryService: Service, CustomStringConvertible {
 
         /// The store, opened (and created when `create`) at the first call; nil when there is no file
         /// and `create` is false.
-        func opened(create: Bool) throws(HistoryError) -> HistoryStore? {
-            try store.withLock { store throws(HistoryError) -> HistoryStore? in
-                if let store { return store }
-                guard create || FileManager.default.fileExists(atPath: path) else { return nil }
-                // Opening checks the schema once: a short blocking step, at the first reading stored.
-                let opened = try HistoryStore(path: path)
-                store = opened
-                return opened
+        func opened(create: Bool) async throws(HistoryError) -> HistoryStore? {
+            if let opened = store.withLock({ $0 }) { return opened }
+            // Opening checks the schema once (SQLite's open and a read): on the blocking thread.
+            return try await Blocking.run { () throws(HistoryError) -> HistoryStore? in
+                try self.store.withLock { store throws(HistoryError) -> HistoryStore? in
+                    if let store { return store }
+                    guard create || FileManager.default.fileExists(atPath: self.path) else { return nil }
+                    let opened = try HistoryStore(path: self.path)
+                    store = opened
+                    return opened
+                }
             }
         }
 

@@ -5,6 +5,7 @@ import Logging
 import Notifications
 import ServiceLifecycle
 import Settings
+import Waiting
 
 /// Sends desktop notifications for the reports while `[notifications] enabled` is true.
 ///

@@ -192,7 +192,7 @@ public actor SettingsReloader {
         var last = read()
         var emptyAgreed = 0
         for _ in 0..<(Self.settleReads + Self.emptyReads) {
-            try? await Task.sleep(for: settle)
+            try? await Alarm.sleep(for: settle)
             let again = read()
             defer { last = again }
             guard again.signature == last.signature else {

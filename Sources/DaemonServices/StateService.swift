@@ -4,6 +4,7 @@ import ForecastModel
 import Foundation
 import Logging
 import ServiceLifecycle
+import Waiting
 
 /// Reads and writes the saved state in the state directory (`$XDG_STATE_HOME/forecastd`, or
 /// `/var/lib/forecastd` for a system service). A file that cannot be read is set aside, never fatal.
@@ -64,7 +65,8 @@ public struct StateService: Service, CustomStringConvertible {
         var failing = false
         for await saved in state.savedStates.cancelOnGracefulShutdown() {
             do {
-                try store.save(saved)
+                // Two fsyncs: on the blocking thread, never on an event loop.
+                try await Blocking.run { [store] () throws(AtomicFile.WriteError) in try store.save(saved) }
                 if failing {
                     logger.info("The state is saved again.", metadata: ["path": "\(store.path)"])
                     failing = false

@@ -6,6 +6,7 @@ import Logging
 import Rendering
 import ServiceLifecycle
 import Settings
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -28,11 +29,15 @@ struct StatusFileWriter {
 
     /// Writes `text` unless it is what the file holds; returns why it could not (nil: the file holds it).
     @discardableResult
-    mutating func write(_ text: String, logger: Logger) -> String? {
+    mutating func write(_ text: String, logger: Logger) async -> String? {
         guard text != written else { return nil }
+        let (path, access) = (self.path, self.access)
         do {
-            try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-            try AtomicFile.write(Array((text + "\n").utf8), to: path, mode: 0o644, access: access)
+            // Two fsyncs: on the blocking thread, never on the event loop that answers the socket.
+            try await Blocking.run { () throws(AtomicFile.WriteError) in
+                try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+                try AtomicFile.write(Array((text + "\n").utf8), to: path, mode: 0o644, access: access)
+            }
             written = text
             if failing {
                 logger.info("The status file is written again.", metadata: ["path": "\(path)"])
@@ -54,11 +59,13 @@ struct StatusFileWriter {
     /// report (it holds the precise position) cannot read it from the file either: 0600, or 0640
     /// and the group `output.socket_group`. An unknown group gives 0600 (the socket service refuses
     /// to start on it, and says why).
-    static func access(socketGroup: String?) -> AtomicFile.Access {
-        guard let socketGroup, !socketGroup.isEmpty, let entry = getgrnam(socketGroup) else {
+    static func access(socketGroup: String?) async -> AtomicFile.Access {
+        guard let socketGroup, !socketGroup.isEmpty,
+            let group = await Blocking.run({ SystemGroup.id(named: socketGroup) })
+        else {
             return AtomicFile.Access(mode: 0o600)
         }
-        return AtomicFile.Access(mode: 0o640, group: entry.pointee.gr_gid)
+        return AtomicFile.Access(mode: 0o640, group: group)
     }
 }
 
@@ -112,49 +119,49 @@ public struct StatusFileService: Service, CustomStringConvertible {
     /// The report as the status file holds it: its JSON line with the stamp of this write.
     static func stamped(_ report: Report, by writer: ProcessIdentity, at now: Date, hold: Duration) -> String {
         var report = report
-        let seconds = Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18
         report.written = StatusFileStamp(
-            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(seconds)),
+            at: Timestamps.rfc3339(now), validUntil: Timestamps.rfc3339(now.addingTimeInterval(seconds(hold))),
             pid: writer.pid, processStart: writer.start, bootId: writer.bootID)
         return ReportJSON.line(report)
     }
 
     public func run() async throws {
-        var writer = StatusFileWriter(path: path, access: StatusFileWriter.access(socketGroup: socketGroup))
+        var writer = StatusFileWriter(path: path, access: await StatusFileWriter.access(socketGroup: socketGroup))
         let identity = ProcessIdentity.current()
         let pidFile = PidFile(path: Self.pidFilePath(statusFile: path), identity: identity, logger: logger)
-        pidFile.write()
+        await pidFile.write()
         defer { pidFile.remove() }
         var first = true
         // A new report, the retry after a failed write, or the rewrite before the file stops holding: each
         // means "write the report now".
         let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let reports = Task { [state] in
-            for await _ in state.published.updates() { continuation.yield() }
-            continuation.finish()
-        }
-        var again: Task<Void, Never>?
-        defer {
-            reports.cancel()
-            again?.cancel()
-        }
+        // Armed after each write: for the retry after a failure, else for the rewrite before the file stops holding.
+        let again = Alarm()
         let rewrite = hold - hold / 15
-        for await _ in attempts.cancelOnGracefulShutdown() {
-            // The newest published report, stamped for this write.
-            let text = Self.stamped(state.published.value.report, by: identity, at: Date(), hold: hold)
-            let problem = writer.write(text, logger: logger)
-            await state.setStorageProblem("status file " + path, message: problem)
-            again?.cancel()
-            let delay = problem == nil ? rewrite : Self.retryDelay
-            again = Task {
-                try? await Task.sleep(for: delay)
-                if !Task.isCancelled { continuation.yield() }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await _ in state.published.updates() { continuation.yield() }
+                continuation.finish()
             }
-            if first {
-                first = false
-                published?()
+            group.addTask { await again.ring { continuation.yield() } }
+            for await _ in attempts.cancelOnGracefulShutdown() {
+                // The newest published report, stamped for this write.
+                let text = Self.stamped(state.published.value.report, by: identity, at: Date(), hold: hold)
+                let problem = await writer.write(text, logger: logger)
+                await state.setStorageProblem("status file " + path, message: problem)
+                let delay = problem == nil ? rewrite : Self.retryDelay
+                again.arm(Date().addingTimeInterval(Self.seconds(delay)))
+                if first {
+                    first = false
+                    published?()
+                }
             }
+            group.cancelAll()
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 
@@ -166,10 +173,13 @@ struct PidFile {
     let identity: ProcessIdentity
     let logger: Logger
 
-    func write() {
+    func write() async {
+        let (path, pid) = (self.path, identity.pid)
         do {
-            try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
-            try AtomicFile.write(Array("\(identity.pid)\n".utf8), to: path, mode: 0o644)
+            try await Blocking.run { () throws(AtomicFile.WriteError) in
+                try AtomicFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+                try AtomicFile.write(Array("\(pid)\n".utf8), to: path, mode: 0o644)
+            }
         } catch {
             logger.warning(
                 "Cannot write the pid file; a bar that asks it whether forecastd runs will say it does not.",
@@ -238,7 +248,7 @@ public struct StatusFilesService: Service, CustomStringConvertible {
                 }
                 for file in inForce.output.files {
                     var writer = writers[file.path] ?? StatusFileWriter(path: file.path)
-                    let problem = writer.write(
+                    let problem = await writer.write(
                         Self.render(report, file: file, display: inForce.display), logger: logger)
                     writers[file.path] = writer
                     await state.setStorageProblem("status file " + file.path, message: problem)
@@ -252,7 +262,7 @@ public struct StatusFilesService: Service, CustomStringConvertible {
                     report.stale = true
                     for file in settings.files {
                         var writer = writers[file.path] ?? StatusFileWriter(path: file.path)
-                        writer.write(Self.render(report, file: file, display: settings.display), logger: logger)
+                        await writer.write(Self.render(report, file: file, display: settings.display), logger: logger)
                     }
                 }
             }

@@ -1,6 +1,5 @@
 import CSystemEvents
 import DaemonState
-import Executors
 import Foundation
 import Glibc
 import Logging
@@ -177,7 +176,7 @@ public struct WakeService: Service, CustomStringConvertible {
                     logger.info("The machine resumed from suspend.", metadata: ["slept_s": "\(slept.components.seconds)"])
                 }
                 do {
-                    try await EventLoopSleep.sleep(for: delay)
+                    try await Alarm.sleep(for: delay)
                 } catch {
                     break
                 }

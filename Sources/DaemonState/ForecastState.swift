@@ -5,6 +5,7 @@ import Location
 import Logging
 import Rendering
 import Settings
+import Waiting
 import WeatherProviders
 
 /// The one owner of the daemon's mutable state: positions, place, forecast, errors, and the
@@ -66,11 +67,13 @@ public actor ForecastState {
     /// Yields whenever a forecast fetch may be due; the forecast service is its only consumer.
     public nonisolated let refreshRequests: AsyncStream<Void>
 
-    /// The one timer: set for the next moment a time-based judgement falls due (a fix no longer
-    /// fresh, the locating grace over, a refresh or retry due, a forecast turning stale), and set
-    /// again after every change. Nil until the forecast service starts keeping time.
-    private var timer = JudgementTimer()
-    private var keepsTime = false
+    /// The state's timer: armed for the next moment a time-based judgement falls due (a fix no longer
+    /// fresh, the locating grace over, a refresh or retry due, a forecast turning stale), and armed again
+    /// after every change. It rings only while someone keeps time (``keepTime()``, the forecast service).
+    package nonisolated let judgementAlarm = Alarm()
+    /// The moment (on this state's clock) the alarm is armed for, so that an unchanged moment does not
+    /// re-arm it.
+    private var judgementDue: Date?
 
     public init(
         settings: Settings, places: (any PlaceNaming)?, logger: Logger,
@@ -249,36 +252,38 @@ public actor ForecastState {
     }
 
     /// Re-judges everything that depends on time: fix freshness, staleness, due refreshes.
-    /// Called once at start (a pin is usable before any source answers) and by the timer.
+    /// Called once at start (a pin is usable before any source answers) and each time the judgement alarm
+    /// rings.
     public func tick() {
+        // The moment rung is over: the next one is armed afresh, even when the clocks disagree on it.
+        judgementDue = nil
         reevaluate()
     }
 
     // MARK: Time
 
-    /// Starts the timer: from now on every time-based judgement is redone when it falls due, and at no
-    /// other time. The forecast service starts it and stops it (``stopKeepingTime()``).
-    public func startKeepingTime() {
-        keepsTime = true
-        reevaluate()
+    /// Redoes every time-based judgement when it falls due, and at no other time, until the task is
+    /// cancelled: rings the judgement alarm and ticks per ring. The forecast service runs it.
+    public nonisolated func keepTime() async {
+        let (rings, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.judgementAlarm.ring { ring.yield() } }
+            for await _ in rings {
+                await tick()
+                if Task.isCancelled { break }
+            }
+            group.cancelAll()
+        }
     }
 
-    /// Stops the timer, for shutdown.
-    public func stopKeepingTime() {
-        keepsTime = false
-        timer.stop()
-    }
-
-    /// Sets the timer for the next judgement due, unless it is set for that moment already.
+    /// Arms the alarm for the next judgement due, unless it is armed for that moment already. The moment
+    /// is on this state's clock; the alarm counts the same interval from now on the real one.
     private func scheduleNextJudgement() {
-        guard keepsTime else { return }
         let now = clock()
-        timer.set(nextJudgement(after: now), now: now) { [weak self] due in await self?.timerFired(due) }
-    }
-
-    private func timerFired(_ due: Date) {
-        guard timer.take(due) else { return }
-        reevaluate()
+        let next = nextJudgement(after: now)
+        guard next != judgementDue else { return }
+        judgementDue = next
+        judgementAlarm.arm(next.map { Date().addingTimeInterval($0.timeIntervalSince(now)) })
     }
 
     /// The next moment after `now` when a judgement changes: a comparison such as "older than" flips

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
-import Executors
 import FileStore
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Waiting
 
 /// The one way forecastd talks HTTP: a deadline for the whole exchange (connect to last body byte), an
 /// identifying User-Agent, a body cap enforced while reading (an announced larger body is refused unread),
@@ -133,7 +133,7 @@ public struct Fetcher: Sendable {
                 return bytes
             }
             group.addTask {
-                try await EventLoopSleep.sleep(until: end)
+                try await Alarm.sleep(until: end)
                 return nil
             }
             defer { group.cancelAll() }

@@ -4,6 +4,7 @@ import FileStore
 import ForecastModel
 import Foundation
 import Logging
+import Waiting
 
 /// Positions from IP geolocation services: city-level at best, wrong behind a VPN, and asked rarely.
 ///
@@ -48,7 +49,7 @@ public struct IPLocationProvider: LocationProvider {
     public var offlineRetry: Duration
     let logger: Logger
     let clock: @Sendable () -> Date
-    /// Waits a duration; the daemon lends one that does not wake the process before its end.
+    /// Waits a duration: the daemon's timer (``Alarm/sleep(for:)``) unless a test lends its own.
     let sleep: @Sendable (Duration) async throws -> Void
 
     /// - Parameters:
@@ -59,7 +60,7 @@ public struct IPLocationProvider: LocationProvider {
         cachePath: String?, minimumInterval: Duration = .seconds(3600), offlineRetry: Duration = .seconds(300),
         logger: Logger,
         clock: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: (@Sendable (Duration) async throws -> Void)? = nil
     ) {
         self.endpoints = endpoints
         self.fetchers = endpoints.map { endpoint in
@@ -72,7 +73,7 @@ public struct IPLocationProvider: LocationProvider {
         self.offlineRetry = offlineRetry
         self.logger = logger
         self.clock = clock
-        self.sleep = sleep
+        self.sleep = sleep ?? { try await Alarm.sleep(for: $0) }
     }
 
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
@@ -100,7 +101,7 @@ public struct IPLocationProvider: LocationProvider {
                 continue
             }
             let event = await lookUp(&cache, now: now)
-            cache.save(to: cachePath, logger: logger)
+            await Blocking.run { [cache, cachePath, logger] in cache.save(to: cachePath, logger: logger) }
             if let event { deliver(event) }
         }
     }

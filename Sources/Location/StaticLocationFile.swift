@@ -134,8 +134,7 @@ public struct StaticFileLocationProvider: LocationProvider {
             for await _ in changes { look() }
         } else {
             // No inotify descriptor left: look once in a while rather than never.
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
+            while (try? await Alarm.sleep(for: pollInterval)) != nil {
                 look()
             }
         }

@@ -1,8 +1,10 @@
 import DesktopNotifications
+import FileStore
 import ForecastModel
 import Foundation
 import Logging
 import Settings
+import Waiting
 
 /// Sends what ``NotificationPolicy`` decides through the desktop's notification server, and remembers what
 /// went out in the state directory (``NotificationStore``) so that nothing goes out twice, across restarts
@@ -129,7 +131,7 @@ public actor Notifier {
         logAdopted(adopted)
         if ledger != self.ledger {
             self.ledger = ledger
-            save()
+            await save()
         }
         return plan.nextCheck
     }
@@ -247,9 +249,11 @@ public actor Notifier {
         }
     }
 
-    private func save() {
+    private func save() async {
+        let (store, ledger) = (self.store, self.ledger)
         do {
-            try store.save(ledger)
+            // Two fsyncs: on the blocking thread, never on an event loop.
+            try await Blocking.run { () throws(AtomicFile.WriteError) in try store.save(ledger) }
             saidStoreFailure = false
         } catch {
             if !saidStoreFailure {

@@ -1,3 +1,5 @@
+import Waiting
+
 /// Keeps systemd's watchdog fed while the daemon actually works.
 ///
 /// Every `interval` it runs `probe`, a round trip through the part whose hang should count as the
@@ -16,12 +18,12 @@ public struct Watchdog: Sendable {
     ///   - sleep: waits between pings; tests pass their own to step time.
     public init(
         notifier: SystemdNotifier, interval: Duration, probe: @escaping @Sendable () async -> Void,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: (@Sendable (Duration) async throws -> Void)? = nil
     ) {
         self.notifier = notifier
         self.interval = interval
         self.probe = probe
-        self.sleep = sleep
+        self.sleep = sleep ?? { try await Alarm.sleep(for: $0) }
     }
 
     /// Pings until cancelled.

@@ -2,6 +2,7 @@ import Fetching
 import ForecastModel
 import Foundation
 import Logging
+import Waiting
 
 /// What the point services share (``PointFeedSource`` and ``ECCCSource``): round the position, ask through the
 /// source's gate, and match the answer at the exact position.
@@ -238,18 +239,22 @@ public actor MeteoAlarmSource: WarningSource {
             data throws(WarningError) in try MeteoAlarmDecoder.decode(data)
         }
         return SourceAnswer(
-            feed: areaMatcher().match(result.feed, at: position), fetchedAt: result.fetchedAt,
+            feed: await areaMatcher().match(result.feed, at: position), fetchedAt: result.fetchedAt,
             fromCache: result.fromCache, nextRequest: result.nextRequest)
     }
 
     /// The matcher with this country's region shapes, read once. A file that cannot be read is logged
     /// and its warnings stay unplaced: the feed's own polygons still work.
-    private func areaMatcher() -> WarningMatcher {
+    private func areaMatcher() async -> WarningMatcher {
         if let matcher { return matcher }
         var areas: MeteoAlarmAreas?
         if !areasFiles.isEmpty {
+            let (files, country) = (areasFiles, self.country)
             do {
-                areas = try MeteoAlarmAreas.load(from: areasFiles, countries: [country])
+                // About 1 MB read and parsed: on the blocking thread, never on an event loop.
+                areas = try await Blocking.run { () throws(MeteoAlarmAreasError) in
+                    try MeteoAlarmAreas.load(from: files, countries: [country])
+                }
             } catch {
                 logger.error(
                     "MeteoAlarm's region shapes cannot be read; warnings named only by region code stay unplaced.",

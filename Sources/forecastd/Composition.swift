@@ -3,7 +3,6 @@ import Control
 import ControlServer
 import DaemonServices
 import DaemonState
-import Executors
 import FileStore
 import ForecastModel
 import Foundation
@@ -235,7 +234,7 @@ public struct DaemonComposition: Sendable {
                 IPLocationProvider(
                     endpoints: endpoints,
                     client: httpClient, userAgent: Self.userAgent.daemon,
-                    cachePath: ipCachePath, logger: logger, sleep: { try await EventLoopSleep.sleep(for: $0) })
+                    cachePath: ipCachePath, logger: logger)
             }
         }
     }

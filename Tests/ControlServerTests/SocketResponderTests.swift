@@ -8,10 +8,11 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Settings
 import Testing
+import TestSupport
 
 /// The socket's responder called directly, without a socket, as Hummingbird tests its routers: each
 /// request line and what a client would read back, and who may change what.
-@Suite("Socket responder")
+@Suite("Socket responder", .onEventLoops)
 struct SocketResponderTests {
     /// A state pinned in Adelboden (no source to ask, nothing fetched) and a socket service that is never run.
     func service(options: SocketService.Options = SocketService.Options(maxClients: 64)) async -> (SocketService, ForecastState) {

@@ -11,6 +11,9 @@ import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
+// Not `.onEventLoops` yet: these tests' clients block on their sockets in the test's own task, which on an
+// event loop can stall the very server they wait for (seen as hangs). They need their clients moved onto
+// `onOwnThread` first.
 @Suite("Socket service", .serialized)
 struct SocketServiceTests {
     func withServer(

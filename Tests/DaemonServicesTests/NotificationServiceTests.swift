@@ -9,10 +9,11 @@ import ServiceLifecycleTestKit
 import Settings
 import Synchronization
 import Testing
+import TestSupport
 
 /// The daemon's notification service without a bus: quiet while notifications are off, and the system
 /// service saying once that it cannot notify instead of trying.
-@Suite("Notification service")
+@Suite("Notification service", .onEventLoops)
 struct NotificationServiceTests {
     /// Log messages, kept in memory.
     final class Messages: Sendable {

@@ -5,8 +5,9 @@ import Foundation
 import Logging
 import Settings
 import Testing
+import TestSupport
 
-@Suite("Settings reloads")
+@Suite("Settings reloads", .onEventLoops)
 struct SettingsReloaderTests {
     @Test("a reload names the keys that changed, applies the live ones, and keeps those read at start for a restart")
     func changeList() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// State files written by the daemon before the files moved onto `VersionedJSONFile` (fixtures in
 /// `Tests/Fixtures/state-files`, written by the earlier encoders) read in this one and are written back
 /// byte for byte: an upgrade neither loses nor rewrites anyone's state.
-@Suite("State files from earlier daemons")
+@Suite("State files from earlier daemons", .onEventLoops)
 struct StateFileFixtureTests {
     let logger = Logger(label: "test")
 

@@ -6,9 +6,10 @@ import Location
 import Logging
 import Settings
 import Testing
+import TestSupport
 import WeatherProviders
 
-@Suite("Waking on the network's return and on resume")
+@Suite("Waking on the network's return and on resume", .onEventLoops)
 struct WakeTests {
     let clock = TestClock()
 

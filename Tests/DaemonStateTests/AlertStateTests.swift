@@ -3,10 +3,11 @@ import ForecastModel
 import Foundation
 import Logging
 import Testing
+import TestSupport
 
 /// The state owner's hooks for the alert service: warnings and air join the report without touching the
 /// forecast, and the nowcast counts down at the moments its text changes.
-@Suite("Forecast state: warnings, air and the nowcast")
+@Suite("Forecast state: warnings, air and the nowcast", .onEventLoops)
 struct AlertStateTests {
     let base = ForecastStateTests()
 

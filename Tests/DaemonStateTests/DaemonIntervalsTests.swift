@@ -1,9 +1,10 @@
 import DaemonState
 import Foundation
 import Testing
+import TestSupport
 
 /// `FORECASTD_TEST_INTERVALS`: how a test shortens the daemon's fixed waits, and what the daemon refuses.
-@Suite("Test intervals")
+@Suite("Test intervals", .onEventLoops)
 struct DaemonIntervalsTests {
     @Test("unset: the real waits; set: each named wait shortened, the others real")
     func parsing() throws {

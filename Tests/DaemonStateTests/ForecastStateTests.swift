@@ -6,9 +6,10 @@ import Logging
 import Settings
 import Synchronization
 import Testing
+import TestSupport
 import WeatherProviders
 
-@Suite("Forecast state")
+@Suite("Forecast state", .onEventLoops)
 struct ForecastStateTests: OnTestClock {
     let clock = TestClock()
 
@@ -31,35 +32,38 @@ struct ForecastStateTests: OnTestClock {
         #expect(await state.takeDueFetch()?.coordinate == pin)
     }
 
-    @Test("with no tick, the timer asks for the refresh when it falls due and turns the report stale on time")
+    @Test("with no further tick, the judgement alarm asks for the refresh when it falls due and turns the report stale on time")
     func timerDrivenJudgements() async throws {
         let pin = Coordinate(latitude: -34.9011, longitude: -56.1645)
         var settings = configuration(pin: pin, gpsd: false)
         settings.refreshMinutes = 1  // refreshed after 60 s, stale after 120 s
         let state = ForecastState(settings: settings, places: FixedPlaces(), logger: Logger(label: "test"))
-        await state.startKeepingTime()
-        var requests = state.refreshRequests.makeAsyncIterator()
-        _ = await requests.next()
-        let target = try #require(await state.takeDueFetch())
-        // A forecast fetched 59.6 s ago: the next refresh is due in 0.4 s.
-        let fetched = Date()
-        var forecast = forecast()
-        forecast.fetchedAt = fetched.addingTimeInterval(-59.6)
-        await state.forecastSucceeded(forecast, for: target.coordinate)
-        #expect(await state.takeDueFetch() == nil)
+        await state.tick()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await state.keepTime() }
+            var requests = state.refreshRequests.makeAsyncIterator()
+            _ = await requests.next()
+            let target = try #require(await state.takeDueFetch())
+            // A forecast fetched 59.6 s ago: the next refresh is due in 0.4 s.
+            let fetched = Date()
+            var forecast = forecast()
+            forecast.fetchedAt = fetched.addingTimeInterval(-59.6)
+            await state.forecastSucceeded(forecast, for: target.coordinate)
+            #expect(await state.takeDueFetch() == nil)
 
-        // Nothing else happens: only the state's own timer can ask for the next refresh.
-        _ = await requests.next()
-        #expect(Date().timeIntervalSince(fetched) >= 0.4, "asked before the refresh was due")
-        #expect(await state.takeDueFetch()?.coordinate == pin)
-        // A forecast fetched 119.2 s ago: it turns stale in 0.8 s.
-        let refetched = Date()
-        forecast.fetchedAt = refetched.addingTimeInterval(-119.2)
-        await state.forecastSucceeded(forecast, for: target.coordinate)
-        var reports = await state.subscribe().makeAsyncIterator()
-        while let report = await reports.next(), !report.stale {}
-        #expect(Date().timeIntervalSince(refetched) >= 0.8, "stale before its time")
-        await state.stopKeepingTime()
+            // Nothing else happens: only the state's own timer can ask for the next refresh.
+            _ = await requests.next()
+            #expect(Date().timeIntervalSince(fetched) >= 0.4, "asked before the refresh was due")
+            #expect(await state.takeDueFetch()?.coordinate == pin)
+            // A forecast fetched 119.2 s ago: it turns stale in 0.8 s.
+            let refetched = Date()
+            forecast.fetchedAt = refetched.addingTimeInterval(-119.2)
+            await state.forecastSucceeded(forecast, for: target.coordinate)
+            var reports = await state.subscribe().makeAsyncIterator()
+            while let report = await reports.next(), !report.stale {}
+            #expect(Date().timeIntervalSince(refetched) >= 0.8, "stale before its time")
+            group.cancelAll()
+        }
     }
 
     @Test("a user's refresh during a provider's Retry-After never moves the automatic retry later")
@@ -340,7 +344,7 @@ struct ForecastStateTests: OnTestClock {
     }
 }
 
-@Suite("Forecast state: listed cities", .timeLimit(.minutes(3)))
+@Suite("Forecast state: listed cities", .timeLimit(.minutes(3)), .onEventLoops)
 struct CityStateTests {
     let clock = TestClock()
 

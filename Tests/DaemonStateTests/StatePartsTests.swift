@@ -5,10 +5,11 @@ import Location
 import Logging
 import Settings
 import Testing
+import TestSupport
 import WeatherProviders
 
 /// The values ForecastState is made of, each tested alone with the time set by the test.
-@Suite("The state's parts")
+@Suite("The state's parts", .onEventLoops)
 struct StatePartsTests {
     let start = Date(timeIntervalSince1970: 1_795_343_400)
 

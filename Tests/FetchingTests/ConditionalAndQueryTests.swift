@@ -9,7 +9,7 @@ import Testing
 @testable import Fetching
 
 /// Conditional GETs against a server that answers validators with 304, as caching services do.
-@Suite("Conditional GET and query URLs", .timeLimit(.minutes(3)))
+@Suite("Conditional GET and query URLs", .timeLimit(.minutes(3)), .onEventLoops)
 struct ConditionalAndQueryTests {
     struct NotANumber: Error, Equatable {}
 

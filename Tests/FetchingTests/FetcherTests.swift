@@ -12,7 +12,7 @@ import Testing
 
 /// The one HTTP layer through its real stack against real sockets: every failure kind comes from a real
 /// exchange with `ReplayServer` (or, for an answer that is not HTTP, a server that speaks something else).
-@Suite("Fetcher over HTTP", .timeLimit(.minutes(3)))
+@Suite("Fetcher over HTTP", .timeLimit(.minutes(3)), .onEventLoops)
 struct FetcherTests {
     static let userAgent = UserAgent(version: "9.8.7").identifying(contact: "ops@example.org")
 

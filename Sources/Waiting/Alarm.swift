@@ -1,15 +1,18 @@
-import DaemonState
 import Executors
 import Foundation
 import NIOConcurrencyHelpers
 
+/// The daemon's one timer: a service re-arms it for the moment its next judgement falls due, and one-shot
+/// waits (``sleep(for:)``, ``sleep(until:)``) use it too. Both sleep on a timer of NIO's event loops
+/// (`EventLoopSleep`), never on libdispatch's, and a cancelled sleep takes its loop timer away at once.
+///
 /// One timer that a service re-arms for the moment its next judgement falls due.
 ///
 /// ``ring(wake:)`` sleeps until the armed moment and then calls `wake`; ``arm(_:)`` moves the moment,
 /// earlier or later, and wakes the sleeper so that an earlier moment is never missed. Nothing polls: with
 /// no moment armed the sleeper waits for one. After it rings it waits to be armed again, so a judgement
 /// that keeps answering a moment in the past cannot make it spin.
-final class Alarm: Sendable {
+package final class Alarm: Sendable {
     private struct State {
         var deadline: Date?
         var generation = 0
@@ -19,8 +22,10 @@ final class Alarm: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    package init() {}
+
     /// Sets the moment to ring at; nil disarms it.
-    func arm(_ deadline: Date?) {
+    package func arm(_ deadline: Date?) {
         let waiters = state.withLockedValue { state in
             state.deadline = deadline
             state.generation += 1
@@ -32,7 +37,7 @@ final class Alarm: Sendable {
     }
 
     /// Rings (calls `wake`) each time an armed moment comes, until the task is cancelled.
-    func ring(wake: @Sendable () -> Void) async {
+    package func ring(wake: @Sendable () -> Void) async {
         var rungGeneration: Int?
         while !Task.isCancelled {
             let (deadline, generation) = state.withLockedValue { ($0.deadline, $0.generation) }
@@ -43,7 +48,7 @@ final class Alarm: Sendable {
             let rang = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     let seconds = max(0, deadline.timeIntervalSinceNow)
-                    return (try? await EventLoopSleep.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))) != nil
+                    return (try? await Self.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))) != nil
                 }
                 group.addTask {
                     await self.changed(from: generation)
@@ -82,19 +87,16 @@ final class Alarm: Sendable {
 }
 
 extension Alarm {
-    /// Calls `judge` now and again whenever `state` publishes a report or applies settings, or this alarm
-    /// rings, until the task is cancelled; `judge` arms the alarm for its next moment. `group` runs further
-    /// tasks for as long (a notifier's event stream).
-    func follow(_ state: ForecastState, _ judge: (inout DiscardingTaskGroup) async -> Void) async {
-        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        await withDiscardingTaskGroup { group in
-            group.addTask { for await _ in await state.subscribe() { wake.yield() } }
-            group.addTask { for await _ in state.settings.updates() { wake.yield() } }
-            group.addTask { await self.ring { wake.yield() } }
-            for await _ in wakes {
-                await judge(&group)
-            }
-            group.cancelAll()
-        }
+    /// Returns after `duration` (at once when it is not positive), or throws `CancellationError` as soon as the
+    /// task is cancelled, taking its loop timer away (`Task.sleep`'s stays scheduled until its deadline under
+    /// the daemon's executors).
+    package static func sleep(for duration: Duration) async throws {
+        try await EventLoopSleep.sleep(for: duration)
+    }
+
+    /// Returns at `deadline` (at once when it has passed), or throws `CancellationError` as soon as the task is
+    /// cancelled, taking its loop timer away.
+    package static func sleep(until deadline: ContinuousClock.Instant) async throws {
+        try await EventLoopSleep.sleep(until: deadline)
     }
 }
