@@ -43,7 +43,7 @@ struct LiveLanguageTests {
             environment: DaemonProcess.environment(for: daemon.directory).merging(environment) { $1 })
     }
 
-    @Test("switching [display] language rewrites the bars within a second, fetches nothing, and leaves the JSON alone")
+    @Test("switching [display] language rewrites the bars at once, fetches nothing, and leaves the JSON alone")
     func liveSwitch() async throws {
         let server = try await ReplayServer.start()
         let daemon = try await startPinned(server: server)

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every setting that changes how the weather is drawn reaches the bars already watching, within a second,
+/// Every setting that changes how the weather is drawn reaches the bars already watching at once (``atOnce``),
 /// in the new form (issue 23, item 1): watchers of every line format are connected before each edit.
 @Suite("Live settings reach running watchers", .serialized)
 struct LiveWatchersTests {
