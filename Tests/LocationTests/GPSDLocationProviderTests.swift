@@ -155,7 +155,8 @@ struct GPSDLocationProviderTests {
     func noFix() async throws {
         let (logger, logs) = RecordingLogHandler.logger()
         try await withGPSFake(log: Fixtures.url("nmea/bu303-nofix.log")) { fake in
-            let provider = GPSDLocationProvider(host: "127.0.0.1", port: fake.port, backoff: quickBackoff, logger: logger)
+            // A host name, not an address: libgps resolves it (gpsd listens on the loopback addresses).
+            let provider = GPSDLocationProvider(host: "localhost", port: fake.port, backoff: quickBackoff, logger: logger)
             try await running(provider) { recorder in
                 _ = try #require(await recorder.first(within: 20) { $0.isNoFix }, "gpsd never reported no fix")
                 // gpsd keeps reporting mode 1 about once a second: those must not become repeated events.
@@ -172,7 +173,7 @@ struct GPSDLocationProviderTests {
     func reconnectsWhenGPSDAppears() async throws {
         let port = try GPSFake.freePort()
         let (logger, logs) = RecordingLogHandler.logger()
-        let provider = GPSDLocationProvider(host: "127.0.0.1", port: port, backoff: quickBackoff, logger: logger)
+        let provider = GPSDLocationProvider(host: "localhost", port: port, backoff: quickBackoff, logger: logger)
         try await running(provider) { recorder in
             let down = try #require(await recorder.first(within: 5) { $0.isUnavailable }, "no unavailable event")
             guard case .unavailable(.gpsd, let reason) = down.event else { return }
