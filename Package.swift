@@ -492,7 +492,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
-                "DesktopNotifications", "Systemd", "Executors", "Fetching",
+                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

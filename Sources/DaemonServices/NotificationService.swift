@@ -16,7 +16,7 @@ import Waiting
 /// session bus: it says once that it cannot notify and how to run the user service instead.
 public struct NotificationService: Service, CustomStringConvertible {
     /// Builds the notifier when notifications are first turned on (one for the daemon's life).
-    public typealias MakeNotifier = @Sendable (Settings.Notifications) -> Notifier
+    public typealias MakeNotifier = @Sendable (Settings.Notifications) async -> Notifier
 
     let state: ForecastState
     let isSystemService: Bool
@@ -58,7 +58,7 @@ public struct NotificationService: Service, CustomStringConvertible {
                     current = notifier
                     await current.setPreferences(preferences)
                 } else {
-                    current = makeNotifier(preferences)
+                    current = await makeNotifier(preferences)
                     notifier = current
                     group.addTask { await current.followEvents() }
                 }

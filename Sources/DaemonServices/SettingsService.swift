@@ -113,11 +113,18 @@ public actor SettingsReloader {
         return [Settings.userConfigurationPath(), Settings.systemConfigurationPath]
     }
 
+    /// Which settings file is found now and its signature (nil when none is found or the search fails):
+    /// stats, on the blocking thread, since this actor's jobs run on the event loops.
+    private func look() async -> (path: String?, signature: FileSignature) {
+        await Blocking.run { [explicitPath] in
+            let path = (try? Settings.locate(explicit: explicitPath))?.path
+            return (path, FileSignature(path: path))
+        }
+    }
+
     /// Reloads if the file (or which file is found) changed since the last look.
     public func checkForChanges() async {
-        let located = try? Settings.locate(explicit: explicitPath)
-        let path = located?.path
-        let current = FileSignature(path: path)
+        let (path, current) = await look()
         guard path != sourcePath || current != signature else { return }
         _ = await reload(reason: "the settings file changed")
     }
@@ -136,8 +143,12 @@ public actor SettingsReloader {
         let source: SettingsSource
         let new: Settings
         do throws(SettingsError) {
-            source = try Settings.locate(explicit: explicitPath)
-            signature = FileSignature(path: source.path)
+            let located = try await Blocking.run { [explicitPath] () throws(SettingsError) in
+                let source = try Settings.locate(explicit: explicitPath)
+                return (source, FileSignature(path: source.path))
+            }
+            source = located.0
+            signature = located.1
             guard let path = source.path else {
                 return await apply(Settings.defaults(isSystemService: isSystemService), from: source, reason: reason)
             }
@@ -156,7 +167,7 @@ public actor SettingsReloader {
                         message: "is empty; the last good settings stay in force (delete the file to run on the built-in defaults)"))
             }
         } catch {
-            signature = FileSignature(path: (try? Settings.locate(explicit: explicitPath))?.path)
+            signature = await look().signature
             let problems = error.problems.map(\.description)
             if problems != reportedProblems {
                 // Said once per distinct problem set, not on every look at the file.
@@ -185,15 +196,19 @@ public actor SettingsReloader {
     /// the file, even when two reads happen to meet it empty (an empty file must stay so for
     /// ``emptyReads`` reads).
     private func settledText(of path: String) async throws(SettingsError) -> SettledRead {
-        func read() -> (signature: FileSignature, text: Result<String, SettingsError>) {
-            let signature = FileSignature(path: path)
-            return (signature, Result { () throws(SettingsError) in try Settings.readSettingsFile(path) })
+        // Each read on the blocking thread: this actor's jobs run on the event loops, and the file may be on a
+        // slow or stalled mount.
+        func read() async -> (signature: FileSignature, text: Result<String, SettingsError>) {
+            await Blocking.run {
+                let signature = FileSignature(path: path)
+                return (signature, Result { () throws(SettingsError) in try Settings.readSettingsFile(path) })
+            }
         }
-        var last = read()
+        var last = await read()
         var emptyAgreed = 0
         for _ in 0..<(Self.settleReads + Self.emptyReads) {
             try? await Alarm.sleep(for: settle)
-            let again = read()
+            let again = await read()
             defer { last = again }
             guard again.signature == last.signature else {
                 emptyAgreed = 0
@@ -242,6 +257,9 @@ public actor SettingsReloader {
         }
         logger.info(
             "Settings reloaded.", metadata: ["path": "\(label)", "changed": "\(changed.joined(separator: ", "))", "reason": "\(reason)"])
+        // A new language's catalogue is read here, on the blocking thread, so the renders that follow find it
+        // in memory rather than reading it on an event loop.
+        await Blocking.run { [settings, logger] in _ = settings.display.phrases(logger: logger) }
         await state.apply(settings)
         return .applied(source: label, changed: changed, waitingForRestart: waiting)
     }

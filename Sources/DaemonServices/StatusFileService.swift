@@ -130,7 +130,6 @@ public struct StatusFileService: Service, CustomStringConvertible {
         let identity = ProcessIdentity.current()
         let pidFile = PidFile(path: Self.pidFilePath(statusFile: path), identity: identity, logger: logger)
         await pidFile.write()
-        defer { pidFile.remove() }
         var first = true
         // A new report, the retry after a failed write, or the rewrite before the file stops holding: each
         // means "write the report now".
@@ -158,6 +157,8 @@ public struct StatusFileService: Service, CustomStringConvertible {
             }
             group.cancelAll()
         }
+        // Nothing above throws: the service always ends here, and the pid file goes with it.
+        await pidFile.remove()
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
@@ -187,11 +188,14 @@ struct PidFile {
         }
     }
 
-    func remove() {
-        guard let data = FileManager.default.contents(atPath: path),
-            Int32(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) == identity.pid
-        else { return }
-        unlink(path)
+    /// Removes the file if it still names this process (read and unlinked on the blocking thread).
+    func remove() async {
+        await Blocking.run { [path, pid = identity.pid] in
+            guard let data = FileManager.default.contents(atPath: path),
+                Int32(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) == pid
+            else { return }
+            unlink(path)
+        }
     }
 }
 

@@ -48,9 +48,10 @@ public final class GPSDLocationProvider: LocationProvider {
         min(.seconds(5), maxFixAge / 2)
     }
 
-    /// `handOnInterval` zero hands every new fix on.
+    /// `handOnInterval` zero hands every new fix on. `host` and `port` have no defaults here: the settings'
+    /// `[location.gpsd]` row owns them, and every caller passes what is in force.
     public init(
-        host: String = "localhost", port: Int = 2947, backoff: Backoff = Backoff(),
+        host: String, port: Int, backoff: Backoff = Backoff(),
         handOnInterval: Duration = GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(120)), logger: Logger
     ) {
         self.host = host

@@ -77,7 +77,8 @@ public struct IPLocationProvider: LocationProvider {
     }
 
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
-        var cache = IPLocationCache.load(from: cachePath, logger: logger)
+        // Read on the blocking thread, as it is saved: not on the event loop this task runs on.
+        var cache = await Blocking.run { [cachePath, logger] in IPLocationCache.load(from: cachePath, logger: logger) }
         if let result = cache.result, let at = cache.lookedUpAt {
             // The cached answer serves at once; its age shows in the report.
             deliver(.fix(result.fix(receivedAt: at)))

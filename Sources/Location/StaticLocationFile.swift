@@ -121,21 +121,27 @@ public struct StaticFileLocationProvider: LocationProvider {
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
         // The file's identity when last read and what it said then.
         var last: (signature: FileSignature, event: LocationEvent)?
-        func look() {
-            let signature = FileSignature(path: path)
-            guard last == nil || last?.signature != signature else { return }
-            let event = read()
+        func look() async {
+            let previous = last?.signature
+            // The stat and the read on the blocking thread: this task runs on an event loop, and the file may
+            // be on a slow or stalled mount.
+            let looked: (signature: FileSignature, event: LocationEvent)? = await Blocking.run { [self] in
+                let signature = FileSignature(path: path)
+                guard previous == nil || previous != signature else { return nil }
+                return (signature, read())
+            }
+            guard let looked else { return }
             // A fix is re-sent only when the position itself changed, not because the file was touched.
-            if !Self.isSame(event, last?.event) { deliver(event) }
-            last = (signature, event)
+            if !Self.isSame(looked.event, last?.event) { deliver(looked.event) }
+            last = looked
         }
-        look()
+        await look()
         if let changes = FileWatcher.changes(of: [path]) {
-            for await _ in changes { look() }
+            for await _ in changes { await look() }
         } else {
             // No inotify descriptor left: look once in a while rather than never.
             while (try? await Alarm.sleep(for: pollInterval)) != nil {
-                look()
+                await look()
             }
         }
     }

@@ -56,13 +56,15 @@ public actor Notifier {
     public init(
         client: NotificationClient, stateDirectory: String, preferences: Settings.Notifications,
         timeZone: TimeZone = .current, phrases: Phrases = .english, opener: (any URLOpening)? = nil, logger: Logger
-    ) {
+    ) async {
         self.client = client
-        self.store = NotificationStore(directory: stateDirectory, logger: logger)
+        let store = NotificationStore(directory: stateDirectory, logger: logger)
+        self.store = store
         var preferences = preferences
         if opener == nil { preferences.actions = false }
         self.policy = NotificationPolicy(preferences: preferences, timeZone: timeZone, phrases: phrases)
-        let loaded = store.load()
+        // Read on the blocking thread, as the ledger's saves are written: not on the caller's event loop.
+        let loaded = await Blocking.run { store.load() }
         self.ledger = loaded.ledger
         self.adoptingWarnings = loaded.wasDamaged
         self.adoptingOthers = loaded.wasDamaged

@@ -14,6 +14,7 @@ import Notifications
 import ServiceLifecycle
 import Settings
 import Systemd
+import Waiting
 import WeatherProviders
 
 #if canImport(Glibc)
@@ -140,18 +141,26 @@ public struct DaemonComposition: Sendable {
 
     /// The state owner, with the last good report and position from before a restart published at once
     /// (stale), what a crash left behind removed, and judged once.
+    ///
+    /// The reads (the saved state, the leftovers' directory listings, the language's catalogue) run on
+    /// `Blocking`'s thread: this task runs on an event loop, and a state directory on a slow disk or a stalled
+    /// network mount must not hold the loops that serve the socket.
     private func restoredState(
         from store: StateStore, intervals: DaemonIntervals
     ) async -> ForecastState {
+        // The catalogue is read once per process and kept; read here, every later render finds it in memory.
+        await Blocking.run { [settings, logger] in _ = settings.display.phrases(logger: logger) }
         let state = ForecastState(settings: settings, places: places, logger: logger, intervals: intervals)
-        if let saved = store.load() {
+        if let saved = await Blocking.run({ [store] in store.load() }) {
             logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
             await state.restore(saved)
         }
         // After the load, which may set one more unreadable copy aside; before anything is written.
-        Self.removeLeftovers(
-            store: store, ipCachePath: ipCachePath,
-            statusFile: settings.output.statusFile, socketPath: settings.output.socket, logger: logger)
+        await Blocking.run { [ipCachePath, settings, logger] in
+            Self.removeLeftovers(
+                store: store, ipCachePath: ipCachePath,
+                statusFile: settings.output.statusFile, socketPath: settings.output.socket, logger: logger)
+        }
         // Judged once before anything is served: the first report a client or systemd sees already
         // has the pin, rather than the blank state the actor starts from.
         await state.tick()

@@ -106,7 +106,7 @@ extension DaemonComposition {
                     }
                 }),
             NotificationService(state: state, isSystemService: isSystemService, logger: logger) { preferences in
-                Notifier(
+                await Notifier(
                     client: NotificationClient(applicationName: "forecastd"), stateDirectory: stateDirectory,
                     preferences: preferences, opener: DesktopPortal(), logger: logger)
             },

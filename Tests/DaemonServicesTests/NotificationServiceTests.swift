@@ -52,7 +52,7 @@ struct NotificationServiceTests {
         let service = NotificationService(state: state, isSystemService: isSystemService, logger: messages.logger) {
             preferences in
             built.withLock { $0 += 1 }
-            return Notifier(
+            return await Notifier(
                 client: NotificationClient(bus: .address("unix:path=/nonexistent/forecastd-test-bus")),
                 stateDirectory: "/nonexistent/forecastd-test-state", preferences: preferences, logger: messages.logger)
         }

@@ -47,7 +47,7 @@ struct GPSDLocationProviderTests {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
             // Every fix handed on: the receiver sits still, so by default most would be kept back.
             let provider = GPSDLocationProvider(
-                port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
+                host: "127.0.0.1", port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
             try await running(provider) { recorder in
                 let first = try #require(await recorder.firstFix(within: 20), "no fix within 20 s")
                 let events = recorder.all
@@ -92,10 +92,10 @@ struct GPSDLocationProviderTests {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
             // Two readers of the one gpsd: one hands every fix on, the other keeps back what changes nothing.
             let every = GPSDLocationProvider(
-                port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
+                host: "127.0.0.1", port: fake.port, backoff: quickBackoff, handOnInterval: .zero, logger: quietLogger())
             let interval = 1.0
             let kept = GPSDLocationProvider(
-                port: fake.port, backoff: quickBackoff, handOnInterval: .seconds(interval), logger: quietLogger())
+                host: "127.0.0.1", port: fake.port, backoff: quickBackoff, handOnInterval: .seconds(interval), logger: quietLogger())
             try await running(every) { all in
                 try await running(kept) { handed in
                     _ = try #require(await handed.firstFix(within: 20), "no fix within 20 s")
@@ -129,7 +129,7 @@ struct GPSDLocationProviderTests {
     @Test("every other recorded log yields a first fix near the README's coordinates", arguments: logsWithAFix)
     func firstFix(log: RecordedLog) async throws {
         try await withGPSFake(log: Fixtures.url("nmea/\(log.file)"), cycle: log.cycle) { fake in
-            let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
+            let provider = GPSDLocationProvider(host: "127.0.0.1", port: fake.port, backoff: quickBackoff, logger: quietLogger())
             try await running(provider) { recorder in
                 let first = try #require(
                     await recorder.firstFix(within: 20),
@@ -155,7 +155,8 @@ struct GPSDLocationProviderTests {
     func noFix() async throws {
         let (logger, logs) = RecordingLogHandler.logger()
         try await withGPSFake(log: Fixtures.url("nmea/bu303-nofix.log")) { fake in
-            let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: logger)
+            // A host name, not an address: libgps resolves it (gpsd listens on the loopback addresses).
+            let provider = GPSDLocationProvider(host: "localhost", port: fake.port, backoff: quickBackoff, logger: logger)
             try await running(provider) { recorder in
                 _ = try #require(await recorder.first(within: 20) { $0.isNoFix }, "gpsd never reported no fix")
                 // gpsd keeps reporting mode 1 about once a second: those must not become repeated events.
@@ -172,7 +173,7 @@ struct GPSDLocationProviderTests {
     func reconnectsWhenGPSDAppears() async throws {
         let port = try GPSFake.freePort()
         let (logger, logs) = RecordingLogHandler.logger()
-        let provider = GPSDLocationProvider(port: port, backoff: quickBackoff, logger: logger)
+        let provider = GPSDLocationProvider(host: "localhost", port: port, backoff: quickBackoff, logger: logger)
         try await running(provider) { recorder in
             let down = try #require(await recorder.first(within: 5) { $0.isUnavailable }, "no unavailable event")
             guard case .unavailable(.gpsd, let reason) = down.event else { return }
@@ -196,7 +197,7 @@ struct GPSDLocationProviderTests {
     func reconnectsAfterGPSDDies() async throws {
         let fake = try await GPSFake.start(log: Fixtures.url("nmea/gpslim236.log"))
         defer { fake.stop() }
-        let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
+        let provider = GPSDLocationProvider(host: "127.0.0.1", port: fake.port, backoff: quickBackoff, logger: quietLogger())
         try await running(provider) { recorder in
             _ = try #require(await recorder.firstFix(within: 20), "no fix before gpsd was killed")
             let mark = recorder.all.count
@@ -223,7 +224,7 @@ struct GPSDLocationProviderTests {
     @Test("cancelling the task stops the reader at once, closes the connection and ends the events")
     func cancellationWhileStreaming() async throws {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
-            let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
+            let provider = GPSDLocationProvider(host: "127.0.0.1", port: fake.port, backoff: quickBackoff, logger: quietLogger())
             let recorder = EventRecorder()
             let task = Task { await provider.run { recorder.append($0) } }
             _ = try #require(await recorder.firstFix(within: 20), "no fix before cancelling")
@@ -250,7 +251,7 @@ struct GPSDLocationProviderTests {
     func cancellationDuringBackoff() async throws {
         let port = try GPSFake.freePort()
         let provider = GPSDLocationProvider(
-            port: port, backoff: .init(initial: .seconds(300), maximum: .seconds(300)), logger: quietLogger())
+            host: "127.0.0.1", port: port, backoff: .init(initial: .seconds(300), maximum: .seconds(300)), logger: quietLogger())
         let recorder = EventRecorder()
         let task = Task { await provider.run { recorder.append($0) } }
         _ = try #require(await recorder.first(within: 5) { $0.isUnavailable })
@@ -264,7 +265,7 @@ struct GPSDLocationProviderTests {
     @Test("the waiter's thread sits idle between reports instead of spinning")
     func readerIsIdle() async throws {
         try await withGPSFake(log: Fixtures.url("nmea/gpslim236.log")) { fake in
-            let provider = GPSDLocationProvider(port: fake.port, backoff: quickBackoff, logger: quietLogger())
+            let provider = GPSDLocationProvider(host: "127.0.0.1", port: fake.port, backoff: quickBackoff, logger: quietLogger())
             try await running(provider) { recorder in
                 _ = try #require(await recorder.firstFix(within: 20))
                 let thread = try #require(waiterThread(), "no thread named fd-waiter among \(threadNames())")

@@ -19,7 +19,7 @@ struct NotifierBoundsBusTests {
         try await bus.withServer { bus, server, directory in
             let now = NotificationPolicyTests.now
             let report = NotificationPolicyTests.report(warnings: NotificationBoundsTests.flood(1_000))
-            let notifier = Notifier(
+            let notifier = await Notifier(
                 client: NotificationClient(bus: .address(bus.address)), stateDirectory: directory.path,
                 preferences: Settings.Notifications.testing(minimumSeverity: .minor), timeZone: TimeZone(identifier: "UTC")!,
                 logger: Logger(label: "test"))
@@ -43,7 +43,7 @@ struct NotifierBoundsBusTests {
             // The record is damaged (a disk error, a bad edit); the daemon restarts with the warning still in force.
             let ledger = directory.appendingPathComponent(NotificationStore.fileName)
             try Data("{\"version\":1,\"warnings\":{\"dwd".utf8).write(to: ledger)
-            let restarted = self.bus.notifier(bus, directory)
+            let restarted = await self.bus.notifier(bus, directory)
             // The first report after the start may come without warnings (the sources not asked yet).
             await restarted.update(NotificationPolicyTests.report(warnings: nil), now: now.addingTimeInterval(60))
             await restarted.update(report, now: now.addingTimeInterval(120))

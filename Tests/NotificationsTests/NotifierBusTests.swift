@@ -26,8 +26,8 @@ struct NotifierBusTests {
         }
     }
 
-    func notifier(_ bus: PrivateDBusDaemon, _ directory: URL) -> Notifier {
-        Notifier(
+    func notifier(_ bus: PrivateDBusDaemon, _ directory: URL) async -> Notifier {
+        await Notifier(
             client: NotificationClient(bus: .address(bus.address)), stateDirectory: directory.path,
             preferences: Settings.Notifications.testing(minimumSeverity: .moderate), timeZone: TimeZone(identifier: "UTC")!,
             logger: Logger(label: "test"))
@@ -40,7 +40,7 @@ struct NotifierBusTests {
             let first = NotificationPolicyTests.warning("dwd-1", severity: .moderate)
             let report = NotificationPolicyTests.report(warnings: [first])
 
-            let notifier = notifier(bus, directory)
+            let notifier = await notifier(bus, directory)
             await notifier.update(report, now: now)
             await notifier.update(report, now: now.addingTimeInterval(60))
             var calls = try await server.calls(of: "Notify")
@@ -62,7 +62,7 @@ struct NotifierBusTests {
             #expect(try await server.calls(of: "CloseNotification").count == 1)
 
             // A restart with the same warning in force: the record in the state directory says it was sent.
-            let restarted = self.notifier(bus, directory)
+            let restarted = await self.notifier(bus, directory)
             await restarted.update(
                 NotificationPolicyTests.report(warnings: [upgraded]), now: now.addingTimeInterval(240))
             #expect(try await server.calls(of: "Notify").count == 2)
@@ -73,7 +73,7 @@ struct NotifierBusTests {
     func rainOnce() async throws {
         try await withServer { bus, server, directory in
             let now = NotificationPolicyTests.now
-            let notifier = notifier(bus, directory)
+            let notifier = await notifier(bus, directory)
             let report = NotificationPolicyTests.report(
                 warnings: nil, nowcast: NotificationPolicyTests.rain(startingIn: 20))
             await notifier.update(report, now: now)
@@ -93,7 +93,7 @@ struct NotifierBusTests {
                 source: valid.source, event: valid.event, severity: valid.severity, onset: valid.onset,
                 expires: valid.expires, headline: "Official WARNING of\u{0}FROST", area: valid.area, sent: valid.sent,
                 identifier: valid.identifier, references: valid.references, messageType: valid.messageType)
-            let notifier = notifier(bus, directory)
+            let notifier = await notifier(bus, directory)
             await notifier.update(NotificationPolicyTests.report(warnings: [invalid]), now: now)
             let calls = try await server.calls(of: "Notify")
             #expect(calls.isEmpty)
@@ -107,7 +107,7 @@ struct NotifierBusTests {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "notifier-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let notifier = notifier(bus, directory)
+            let notifier = await notifier(bus, directory)
             let report = NotificationPolicyTests.report(warnings: [
                 NotificationPolicyTests.warning("a", severity: .severe)
             ])
