@@ -378,9 +378,9 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         /// A small, Sendable D-Bus client over sd-bus: typed values, method calls, signals as async sequences,
-        /// one thread per connection that sleeps in poll() on the bus.
-        .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
+        /// each connection a source of Waiting's descriptor waiter (no thread of its own).
+        .target(name: "DBus", dependencies: ["CSDBus", "Waiting"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "Waiting"], swiftSettings: strict),
         /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
         .target(name: "DesktopNotifications", dependencies: ["DBus", "Localization"], swiftSettings: strict),
         .testTarget(
