@@ -430,8 +430,8 @@ let package = Package(
         // MARK: Waiting
 
         /// The daemon's one way to wait. `DescriptorWaiter`: one thread, `fd-waiter`, asleep in poll(2) on the
-        /// descriptors a C library or the kernel reads itself (gpsd's socket through libgps, inotify, rtnetlink, the
-        /// clock-change timerfd), each a `WaitSource`. `Alarm`: the one timer (re-armable, and the one-shot
+        /// descriptors a C library or the kernel reads itself (gpsd's socket through libgps, each sd-bus connection,
+        /// inotify, rtnetlink, the clock-change timerfd), each a `WaitSource`. `Alarm`: the one timer (re-armable, and the one-shot
         /// `Alarm.sleep`), on NIO's event loop timers through Executors' `EventLoopSleep`. `Blocking`: one thread for
         /// the work that blocks (fsync, flock, NSS look-ups), so nothing blocks an event loop.
         .target(

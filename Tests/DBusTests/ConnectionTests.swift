@@ -421,8 +421,10 @@ struct ConnectionTests {
             let after = threadNames()
             #expect(!after.contains("sd-bus"), "threads: \(after.sorted())")
             // Other tests run beside this one and start and end threads of their own (a private bus is started
-            // from a thread): a thread per connection would be 4 more, whatever they do.
-            #expect(after.count - before.count < connections.count, "before: \(before.sorted()); after: \(after.sorted())")
+            // from a thread), and libdispatch's pool (the tests' executor) grows and shrinks with their work, so
+            // its workers are left out: a thread per connection would be 4 more, whatever the rest do.
+            let grown = ownThreads(after).count - ownThreads(before).count
+            #expect(grown < connections.count, "before: \(before.sorted()); after: \(after.sorted())")
             for connection in connections { await connection.close() }
         }
     }
@@ -467,7 +469,7 @@ struct ConnectionTests {
             let after = openDescriptors()
             // Other tests open and close descriptors beside this one (their buses' pipes and sockets); a leak of
             // one a connection would be 200.
-            #expect(after - before < 40, "\(before) descriptors open before, \(after) after 200 connections")
+            #expect(after - before < 100, "\(before) descriptors open before, \(after) after 200 connections")
         }
     }
 

@@ -33,6 +33,11 @@ func threadNames() -> [String] {
     }
 }
 
+/// `names` without libdispatch's workers (`…default-qos`, `…qos.overcommit`), whose number follows the load.
+func ownThreads(_ names: [String]) -> [String] {
+    names.filter { !$0.contains("qos") }
+}
+
 /// How many descriptors this process holds.
 func openDescriptors() -> Int {
     ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
