@@ -183,8 +183,9 @@ final class BusSource: WaitSource, @unchecked Sendable {
         var microseconds: UInt64 = 0
         guard sd_bus_get_timeout(state.bus, &microseconds) >= 0, microseconds != UInt64.max else { return nil }
         if let converted = convertedTimeout, converted.microseconds == microseconds { return converted.instant }
-        // sd-bus's deadline is CLOCK_MONOTONIC microseconds; ContinuousClock on Linux is CLOCK_BOOTTIME (which also
-        // counts time suspended), so the deadline is converted as what is left of it, not as an absolute value.
+        // sd-bus's deadline is CLOCK_MONOTONIC microseconds; ContinuousClock on Linux is CLOCK_BOOTTIME (Swift's
+        // runtime, Clock.cpp), which also counts time suspended: the deadline is converted as what is left of it,
+        // not as an absolute value.
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000

@@ -454,6 +454,35 @@ struct ConnectionTests {
         }
     }
 
+    @Test("A burst of 300 signals arrives whole: the waiter dispatches them in turns, none left behind")
+    func signalBurst() async throws {
+        try await withPrivateBus { bus in
+            let listener = try await DBusConnection.connect(address: bus.address)
+            let sender = try await DBusConnection.connect(address: bus.address)
+            let changes = try await listener.signals(matching: nameOwnerChanged)
+            // 150 names taken and released at once: 300 NameOwnerChanged signals reach the listener together, more
+            // than one turn of sd_bus_process (64).
+            let names = (0..<150).map { "org.forecastd.Burst\($0)" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for name in names {
+                    group.addTask {
+                        _ = try await busCall(sender, "RequestName", [.string(name), .uint32(0)])
+                        _ = try await busCall(sender, "ReleaseName", [.string(name)])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            var seen = 0
+            for try await signal in changes where signal.body.first?.string?.hasPrefix("org.forecastd.Burst") == true {
+                seen += 1
+                if seen == 2 * names.count { break }
+            }
+            #expect(seen == 2 * names.count)
+            await listener.close()
+            await sender.close()
+        }
+    }
+
     @Test("200 connections opened and closed leave no descriptor open and nothing on the waiter")
     func openCloseCycles() async throws {
         try await withPrivateBus { bus in
