@@ -378,9 +378,9 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         /// A small, Sendable D-Bus client over sd-bus: typed values, method calls, signals as async sequences,
-        /// one thread per connection that sleeps in poll() on the bus.
-        .target(name: "DBus", dependencies: ["CSDBus"], swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
+        /// each connection a source of Waiting's descriptor waiter (no thread of its own).
+        .target(name: "DBus", dependencies: ["CSDBus", "Waiting"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "Waiting"], swiftSettings: strict),
         /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
         .target(name: "DesktopNotifications", dependencies: ["DBus", "Localization"], swiftSettings: strict),
         .testTarget(
@@ -430,8 +430,8 @@ let package = Package(
         // MARK: Waiting
 
         /// The daemon's one way to wait. `DescriptorWaiter`: one thread, `fd-waiter`, asleep in poll(2) on the
-        /// descriptors a C library or the kernel reads itself (gpsd's socket through libgps, inotify, rtnetlink, the
-        /// clock-change timerfd), each a `WaitSource`. `Alarm`: the one timer (re-armable, and the one-shot
+        /// descriptors a C library or the kernel reads itself (gpsd's socket through libgps, each sd-bus connection,
+        /// inotify, rtnetlink, the clock-change timerfd), each a `WaitSource`. `Alarm`: the one timer (re-armable, and the one-shot
         /// `Alarm.sleep`), on NIO's event loop timers through Executors' `EventLoopSleep`. `Blocking`: one thread for
         /// the work that blocks (fsync, flock, NSS look-ups), so nothing blocks an event loop.
         .target(

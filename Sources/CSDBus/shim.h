@@ -9,22 +9,15 @@
 #define FORECASTD_CSDBUS_SHIM_H
 
 #include <errno.h>
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
 /// errno is a macro over a thread-local; Swift cannot read it directly.
 static inline int csdbus_errno(void) { return errno; }
 
-/// Names the calling thread (Linux keeps 15 bytes) so `top -H` and the tests can find the bus thread.
+/// Names the calling thread (Linux keeps 15 bytes) so `top -H` shows it: the short-lived `sd-bus-connect` thread.
 /// prctl is variadic, so Swift cannot call it directly.
 static inline void csdbus_name_this_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
-
-/// The calling thread's kernel ID (its entry in /proc/self/task), for tests that watch the bus thread.
-/// syscall is variadic and gettid needs glibc 2.30 with _GNU_SOURCE, so Swift can call neither directly.
-static inline pid_t csdbus_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 #endif

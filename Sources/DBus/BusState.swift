@@ -1,8 +1,8 @@
 import CSDBus
 import Foundation
 
-/// What one connection's bus thread keeps: the sd-bus object and the requests in flight. Lives on that thread
-/// only (it is handed to jobs as a parameter, never captured), so it needs no lock.
+/// What one connection keeps on the descriptor waiter: the sd-bus object and the requests in flight. Lives on the
+/// waiter's thread only (it is handed to jobs as a parameter, never captured), so it needs no lock.
 final class BusState {
     let bus: OpaquePointer
     /// Set once the connection has ended; jobs that run afterwards fail with it instead of touching the bus.
@@ -114,7 +114,7 @@ final class BusState {
         return Result { () throws(DBusError) in try Self.snapshot(of: reply) }
     }
 
-    /// Reads a received message in full into a value that can leave the bus thread.
+    /// Reads a received message in full into a value that can leave the waiter's thread.
     static func snapshot(of message: OpaquePointer) throws(DBusError) -> DBusMessage {
         func text(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
         return DBusMessage(
@@ -271,7 +271,7 @@ final class SlotRecord {
     }
 }
 
-/// Settles the race between a request starting on the bus thread and its caller being cancelled.
+/// Settles the race between a request starting on the waiter's thread and its caller being cancelled.
 final class RequestGate: @unchecked Sendable {
     // `lock` guards `phase`; that is what makes the unchecked Sendable sound.
     private let lock = NSLock()
@@ -279,7 +279,7 @@ final class RequestGate: @unchecked Sendable {
 
     private enum Phase { case waiting, started, cancelled }
 
-    /// Called on the bus thread as the request starts: false when the caller was cancelled first.
+    /// Called on the waiter's thread as the request starts: false when the caller was cancelled first.
     func begin() -> Bool {
         lock.withLock {
             guard phase == .waiting else { return false }
@@ -288,7 +288,7 @@ final class RequestGate: @unchecked Sendable {
         }
     }
 
-    /// Called when the caller is cancelled: true when the request has started and must be withdrawn on the bus
+    /// Called when the caller is cancelled: true when the request has started and must be withdrawn on the waiter's
     /// thread; false when it has not, and will see the cancellation when it tries to start.
     func cancel() -> Bool {
         lock.withLock {

@@ -1,4 +1,5 @@
 import Foundation
+import Waiting
 
 /// Signals as they arrive, for one ``DBusSignalMatch``.
 ///
@@ -9,10 +10,10 @@ public typealias DBusSignals = AsyncThrowingStream<DBusMessage, any Error>
 
 /// A client connection to a D-Bus bus, through libsystemd's sd-bus.
 ///
-/// One thread of its own per connection does all of the bus work and sleeps in poll() on the bus's descriptor
-/// whenever there is nothing to do (see ``BusThread``); calls and signal streams hand work to it and await the
-/// answer. Cancelling a task that awaits a call withdraws the call at once. ``close()`` ends the connection and
-/// the thread; so does dropping the last reference to the connection.
+/// The connection is a source of the daemon's one descriptor waiter (`fd-waiter`, see ``BusSource``), whose thread
+/// does all of the bus work between its waits: a connection adds no thread. Calls and signal streams hand work to
+/// the waiter and await the answer, never blocking a thread for it. Cancelling a task that awaits a call withdraws
+/// the call at once. ``close()`` ends the connection; so does dropping the last reference to it.
 ///
 /// ```swift
 /// let bus = try await DBusConnection.connect(address: DBusAddress.session())
@@ -25,30 +26,30 @@ public final class DBusConnection: Sendable {
     public let uniqueName: String
     /// The address connected to.
     public let address: String
-    private let thread: BusThread
+    private let source: BusSource
 
-    private init(uniqueName: String, address: String, thread: BusThread) {
+    private init(uniqueName: String, address: String, source: BusSource) {
         self.uniqueName = uniqueName
         self.address = address
-        self.thread = thread
+        self.source = source
     }
 
     deinit {
-        thread.stop()
+        source.stop()
     }
 
     /// Connects to the bus at `address` (`unix:path=/run/user/1000/bus`) and returns once the bus has accepted
     /// the connection (authenticated it and given it a name).
     public static func connect(address: String) async throws(DBusError) -> DBusConnection {
-        let thread = try BusThread()
+        let source = BusSource()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, DBusError>, Never>) in
-                thread.start(address: address) { continuation.resume(returning: $0) }
+                source.start(address: address) { continuation.resume(returning: $0) }
             }
         } onCancel: {
-            thread.stop()
+            source.stop()
         }
-        return DBusConnection(uniqueName: try result.get(), address: address, thread: thread)
+        return DBusConnection(uniqueName: try result.get(), address: address, source: source)
     }
 
     /// Connects to the session bus (see ``DBusAddress/session(environment:)`` for how it is found).
@@ -59,13 +60,23 @@ public final class DBusConnection: Sendable {
     }
 
     /// Whether the connection is still open: not closed on this side and not lost.
-    public var isOpen: Bool { thread.endReason == nil }
+    public var isOpen: Bool { source.endReason == nil }
 
     /// Why the connection ended (``DBusError/closed`` when closed on this side), or nil while it is open.
-    public var endReason: DBusError? { thread.endReason }
+    public var endReason: DBusError? { source.endReason }
 
-    /// The kernel ID of the connection's bus thread, for tests that check it sleeps and exits.
-    package var busThreadID: pid_t? { thread.threadID }
+    /// How often the descriptor waiter has been woken for this connection (data, a deadline): for tests that prove
+    /// an idle connection costs no wake-ups.
+    package var waiterWakeups: Int { source.wakeups }
+
+    /// Whether the descriptor waiter watches the connection's descriptor: true while open, false once ended (for
+    /// tests that check a closed connection leaves nothing behind).
+    package var isWatched: Bool {
+        get async {
+            let source = source
+            return await DescriptorWaiter.shared.perform { source.isWatched }
+        }
+    }
 
     /// Calls a method and returns its reply.
     ///
@@ -78,21 +89,21 @@ public final class DBusConnection: Sendable {
     public func call(_ call: DBusMethodCall, timeout: Duration? = nil) async throws(DBusError) -> DBusMessage {
         for argument in call.arguments { try argument.validate() }
         let timeoutMicroseconds = timeout.map(Self.microseconds) ?? 0
-        let token = thread.makeToken()
+        let token = source.makeToken()
         let gate = RequestGate()
-        let thread = thread
+        let source = source
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
-                let accepted = thread.submit { state in
+                let accepted = source.submit { state in
                     state.startCall(
                         token: token, call: call, timeoutMicroseconds: timeoutMicroseconds, gate: gate,
                         continuation: continuation)
                 }
-                if !accepted { continuation.resume(returning: .failure(thread.endReason ?? .closed)) }
+                if !accepted { continuation.resume(returning: .failure(source.endReason ?? .closed)) }
             }
         } onCancel: {
-            if gate.cancel() { thread.submit { $0.cancel(token: token) } }
+            if gate.cancel() { source.submit { $0.cancel(token: token) } }
         }
         // The caller may hold no other reference while it waits: closing the connection in deinit then would fail
         // the very call it waits for.
@@ -104,25 +115,25 @@ public final class DBusConnection: Sendable {
     /// so no signal sent after this returns is missed.
     public func signals(matching match: DBusSignalMatch) async throws(DBusError) -> DBusSignals {
         let (stream, continuation) = DBusSignals.makeStream(bufferingPolicy: .unbounded)
-        let token = thread.makeToken()
+        let token = source.makeToken()
         let gate = RequestGate()
-        let thread = thread
+        let source = source
         continuation.onTermination = { _ in
-            thread.submit { $0.unsubscribe(token: token) }
+            source.submit { $0.unsubscribe(token: token) }
         }
         let installed = await withTaskCancellationHandler {
             await withCheckedContinuation { (installed: CheckedContinuation<Result<Void, DBusError>, Never>) in
-                let accepted = thread.submit { state in
+                let accepted = source.submit { state in
                     state.subscribe(
                         token: token, match: match, stream: continuation, gate: gate, installed: installed)
                 }
                 if !accepted {
                     continuation.finish()
-                    installed.resume(returning: .failure(thread.endReason ?? .closed))
+                    installed.resume(returning: .failure(source.endReason ?? .closed))
                 }
             }
         } onCancel: {
-            if gate.cancel() { thread.submit { $0.cancel(token: token) } }
+            if gate.cancel() { source.submit { $0.cancel(token: token) } }
         }
         withExtendedLifetime(self) {}
         try installed.get()
@@ -130,11 +141,10 @@ public final class DBusConnection: Sendable {
     }
 
     /// Closes the connection: calls still waiting fail with ``DBusError/closed``, signal streams end. Returns once
-    /// the bus thread has closed the socket and finished its work; the thread itself exits right after. Closing
-    /// again does nothing.
+    /// the socket is closed and the waiter no longer watches it. Closing again does nothing.
     public func close() async {
-        thread.stop()
-        await thread.waitUntilFinished()
+        source.stop()
+        await source.waitUntilFinished()
     }
 
     private static func microseconds(_ duration: Duration) -> UInt64 {

@@ -2,7 +2,7 @@ import CSDBus
 
 /// Writes values into and reads them out of sd-bus messages through sd-bus's non-variadic calls
 /// (`sd_bus_message_append_basic`, `open_container`/`close_container`, `peek_type`, `enter_container`,
-/// `read_basic`). Runs only on a connection's bus thread, like everything else that touches sd-bus.
+/// `read_basic`). Runs only on the descriptor waiter's thread, like everything else that touches sd-bus.
 enum MessageCoding {
     // MARK: Writing
 

@@ -7,9 +7,9 @@ import NIOConcurrencyHelpers
 #endif
 
 /// The daemon's one thread for the descriptors it does not read through NIO (inotify, rtnetlink, the
-/// clock-change timerfd, and later libgps and sd-bus), asleep in poll(2) on them and on an eventfd, with the
-/// earliest deadline any source asks for as its timeout and none when no source has one. Nothing wakes it but
-/// data, a deadline a source chose, or work handed to it.
+/// clock-change timerfd, libgps's socket, each sd-bus connection), asleep in poll(2) on them and on an eventfd,
+/// with the earliest deadline any source asks for as its timeout and none when no source has one. Nothing wakes
+/// it but data, a deadline a source chose, or work handed to it.
 ///
 /// NIO cannot host these: its loops read a descriptor themselves, while libgps, sd-bus and the kernel's
 /// cancel-on-set timerfd want their own reads (docs/ARCHITECTURE.md, "The daemon's threads"). `poll` rather than

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import TestSupport
 import Testing
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -189,12 +190,11 @@ struct ConnectionTests {
         }
     }
 
-    @Test("Closing ends signal streams normally, fails later calls with .closed, and the bus thread exits")
+    @Test("Closing ends signal streams normally, fails later calls with .closed, and the waiter stops watching it")
     func close() async throws {
         try await withPrivateBus { bus in
             let connection = try await DBusConnection.connect(address: bus.address)
-            let thread = try #require(connection.busThreadID)
-            #expect(threadName(thread) == "sd-bus")
+            #expect(await connection.isWatched)
             let changes = try await connection.signals(matching: nameOwnerChanged)
             let reader = Task {
                 var count = 0
@@ -207,10 +207,8 @@ struct ConnectionTests {
             #expect(connection.endReason == .closed)
             await #expect(throws: DBusError.closed) { try await busCall(connection, "ListNames") }
             await #expect(throws: DBusError.closed) { try await connection.signals(matching: nameOwnerChanged) }
-            // close() returns once the thread's work is done; the thread returns from its function just after, and
-            // the kernel says nothing when it is gone (short of joining it): look a few times.
-            for _ in 0..<200 where threadName(thread) != nil { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(threadName(thread) == nil, "the bus thread is still there 2 s after close()")
+            // close() returns once the socket is closed and the connection has left the waiter.
+            #expect(await !connection.isWatched)
             await connection.close()
         }
     }
@@ -246,6 +244,32 @@ struct ConnectionTests {
                 if case .disconnected = error as? DBusError { return true }
                 return false
             }
+            #expect(await !connection.isWatched)
+        }
+    }
+
+    @Test("After a bus daemon is killed mid-call, a connection to a new bus works")
+    func newBusAfterKill() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            try await peer.addHang()
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let pending = try await peer.startHangingCall(from: connection)
+            await bus.stop()
+            await #expect {
+                try await pending.value
+            } throws: { error in
+                if case .disconnected = error as? DBusError { return true }
+                return false
+            }
+        }
+        // The waiter that served the lost connection serves the next one.
+        try await withPrivateBus { bus in
+            let connection = try await DBusConnection.connect(address: bus.address)
+            let names = try await busCall(connection, "ListNames").body(signature: "as")[0].strings ?? []
+            #expect(names.contains(connection.uniqueName))
+            await connection.close()
         }
     }
 
@@ -367,20 +391,133 @@ struct ConnectionTests {
         }
     }
 
-    @Test("An idle connection's thread sleeps: no wake-ups in a second with nothing to do")
-    func idleThreadSleeps() async throws {
+    @Test("An idle connection costs no wake-ups: the waiter is not called for it in a second with nothing to do")
+    func idleConnectionSleeps() async throws {
         try await withPrivateBus { bus in
             let connection = try await DBusConnection.connect(address: bus.address)
             let changes = try await connection.signals(matching: nameOwnerChanged)
             _ = changes
-            let thread = try #require(connection.busThreadID)
-            let before = try #require(threadStatus(thread, "voluntary_ctxt_switches"))
-            // A measurement window, not a wait for something to happen: a thread that polled on a timer
-            // (gpsd's reader wakes 4 times a second) would switch several times in it.
+            // A round trip after the match: whatever the bus still had to say about it has been read.
+            _ = try await busCall(connection, "ListNames")
+            let before = connection.waiterWakeups
+            // A measurement window, not a wait for something to happen: a connection that polled on a timer, or
+            // whose deadline came round again and again, would be woken several times in it.
             try await Task.sleep(for: .seconds(1))
-            let after = try #require(threadStatus(thread, "voluntary_ctxt_switches"))
-            #expect(after - before <= 1, "the bus thread woke \(after - before) times while idle")
+            let after = connection.waiterWakeups
+            #expect(after - before == 0, "the waiter was woken \(after - before) times for an idle connection")
             await connection.close()
+        }
+    }
+
+    @Test("Connections add no thread: the descriptor waiter serves them all, and no thread is named sd-bus")
+    func noThreadPerConnection() async throws {
+        try await withPrivateBus { bus in
+            // The waiter's own thread starts at its first use: counted in `before`.
+            await DescriptorWaiter.shared.perform {}
+            let before = threadNames()
+            var connections: [DBusConnection] = []
+            for _ in 0..<4 { connections.append(try await DBusConnection.connect(address: bus.address)) }
+            for connection in connections { _ = try await busCall(connection, "ListNames") }
+            let after = threadNames()
+            #expect(!after.contains("sd-bus"), "threads: \(after.sorted())")
+            // Other tests run beside this one and start and end threads of their own (a private bus is started
+            // from a thread), and libdispatch's pool (the tests' executor) grows and shrinks with their work, so
+            // its workers are left out: a thread per connection would be 4 more, whatever the rest do.
+            let grown = ownThreads(after).count - ownThreads(before).count
+            #expect(grown < connections.count, "before: \(before.sorted()); after: \(after.sorted())")
+            for connection in connections { await connection.close() }
+        }
+    }
+
+    @Test("A call whose answer never comes fails at its timeout while the waiter keeps serving another connection")
+    func timeoutWhileServingOthers() async throws {
+        try await withPrivateBus { bus in
+            let peer = try await startEchoPeer(on: bus)
+            defer { peer.stop() }
+            try await peer.addHang()
+            let caller = try await DBusConnection.connect(address: bus.address)
+            let other = try await DBusConnection.connect(address: bus.address)
+            let started = ContinuousClock.now
+            let hanging = try await peer.startHangingCall(from: caller, timeout: .seconds(5))
+            let outcome = Task { (await hanging.result.map { _ in () }, ContinuousClock.now) }
+            for _ in 0..<5 { #expect(try await busCall(other, "ListNames").signature == "as") }
+            let othersAnswered = ContinuousClock.now
+            let (result, failedAt) = await outcome.value
+            #expect {
+                try result.get()
+            } throws: { error in (error as? DBusError)?.remoteName == .noReply }
+            #expect(othersAnswered < failedAt, "the other connection was answered only after the timeout")
+            #expect(failedAt - started >= .seconds(5), "timed out after \(failedAt - started)")
+            #expect(caller.isOpen)
+            await caller.close()
+            await other.close()
+        }
+    }
+
+    @Test("A burst of 300 signals arrives whole: the waiter dispatches them in turns, none left behind")
+    func signalBurst() async throws {
+        try await withPrivateBus { bus in
+            let listener = try await DBusConnection.connect(address: bus.address)
+            let sender = try await DBusConnection.connect(address: bus.address)
+            let changes = try await listener.signals(matching: nameOwnerChanged)
+            // 150 names taken and released at once: 300 NameOwnerChanged signals reach the listener together, more
+            // than one turn of sd_bus_process (64).
+            let names = (0..<150).map { "org.forecastd.Burst\($0)" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for name in names {
+                    group.addTask {
+                        _ = try await busCall(sender, "RequestName", [.string(name), .uint32(0)])
+                        _ = try await busCall(sender, "ReleaseName", [.string(name)])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            var seen = 0
+            for try await signal in changes where signal.body.first?.string?.hasPrefix("org.forecastd.Burst") == true {
+                seen += 1
+                if seen == 2 * names.count { break }
+            }
+            #expect(seen == 2 * names.count)
+            await listener.close()
+            await sender.close()
+        }
+    }
+
+    @Test("200 connections opened and closed leave no descriptor open and nothing on the waiter")
+    func openCloseCycles() async throws {
+        try await withPrivateBus { bus in
+            // One first, so that what is opened once (the waiter's eventfd) is counted in `before`.
+            try await DBusConnection.connect(address: bus.address).close()
+            let before = openDescriptors()
+            for cycle in 0..<200 {
+                let connection = try await DBusConnection.connect(address: bus.address)
+                _ = try await busCall(connection, "GetId")
+                await connection.close()
+                if cycle % 50 == 0 { #expect(await !connection.isWatched) }
+            }
+            let after = openDescriptors()
+            // Other tests open and close descriptors beside this one (their buses' pipes and sockets); a leak of
+            // one a connection would be 200.
+            #expect(after - before < 100, "\(before) descriptors open before, \(after) after 200 connections")
+        }
+    }
+
+    @Test("An address that is not unix: connects on a short-lived thread, and its failure names the address")
+    func connectsOnThreadForOtherTransports() async throws {
+        try await withPrivateBus { bus in
+            // sd-bus tries the addresses in turn: the tcp: one is refused (nothing listens on port 1), the unix: one
+            // is the bus. The list is not all unix:, so sd_bus_start runs on the sd-bus-connect thread.
+            let listed = "tcp:host=127.0.0.1,port=1;" + bus.address
+            let connection = try await DBusConnection.connect(address: listed)
+            #expect(try await busCall(connection, "ListNames").signature == "as")
+            await connection.close()
+            let refused = "tcp:host=127.0.0.1,port=1"
+            await #expect {
+                try await DBusConnection.connect(address: refused)
+            } throws: { error in
+                if case .connectionFailed(let address, _) = error as? DBusError { return address == refused }
+                return false
+            }
         }
     }
 }

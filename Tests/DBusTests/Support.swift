@@ -24,22 +24,23 @@ func matchRules(of connection: DBusConnection, askingWith asker: DBusConnection)
     return reply.body.first?["MatchRules"]?.variant?.uint32
 }
 
-/// A line of the kernel's status file for one of this process's threads (`voluntary_ctxt_switches`), or nil once
-/// the thread has gone.
-func threadStatus(_ threadID: pid_t, _ field: String) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/task/\(threadID)/status", encoding: .utf8) else {
-        return nil
+/// The names of this process's threads, as the kernel lists them.
+func threadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { task in
+        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
-    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-        return Int(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces))
-    }
-    return nil
 }
 
-/// The name of one of this process's threads, or nil once it has gone.
-func threadName(_ threadID: pid_t) -> String? {
-    (try? String(contentsOfFile: "/proc/self/task/\(threadID)/comm", encoding: .utf8))?
-        .trimmingCharacters(in: .whitespacesAndNewlines)
+/// `names` without libdispatch's workers (`…default-qos`, `…qos.overcommit`), whose number follows the load.
+func ownThreads(_ names: [String]) -> [String] {
+    names.filter { !$0.contains("qos") }
+}
+
+/// How many descriptors this process holds.
+func openDescriptors() -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
 }
 
 /// A dbusmock object with an `Echo` method per signature, returning its arguments as they arrived: a peer written

@@ -266,6 +266,11 @@ struct AlertsEndToEndTests {
             let call = try #require(try await notifications.calls(of: "Notify").first)
             #expect(call[0].string == "forecastd")
             #expect(call[3].string == "Frost (minor)")
+            // The notifier keeps its bus connection (it listens for the server's events): a source of the daemon's
+            // descriptor waiter, not a thread of its own (there was one, named sd-bus, per connection).
+            let threads = DaemonThreadsTests.threads(of: daemon.process.processIdentifier).map(\.name)
+            #expect(!threads.contains("sd-bus"), "threads: \(threads.sorted())")
+            #expect(threads.filter { $0 == "fd-waiter" }.count == 1, "threads: \(threads.sorted())")
             #expect(await daemon.stop() == 0)
 
             let restarted = try await Self.startDaemon(

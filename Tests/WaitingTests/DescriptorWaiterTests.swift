@@ -94,7 +94,7 @@ private struct Pipe {
     }
 }
 
-/// An actor that owns a C library's objects, as sd-bus's connection will.
+/// An actor that owns a C library's objects on the waiter's thread.
 private actor LibraryOwner {
     nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorWaiter.shared.asUnownedSerialExecutor() }
     func thread() -> Int32 { cwait_thread_id() }
