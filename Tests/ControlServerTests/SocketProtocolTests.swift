@@ -12,40 +12,53 @@ import Testing
 
 /// Many raw clients at once, served by one thread with poll(2): watchers by the hundred cost the
 /// test no threads, and a client can be made to never read.
+///
+/// Its sockets block, so every call runs on a thread of its own (`onOwnThread`), never in the test's task: under
+/// `.onEventLoops` that task sits on an event loop, perhaps the one the server under test accepts and answers on.
 final class RawClients: @unchecked Sendable {
     private(set) var fds: [Int32] = []
     private var buffers: [[UInt8]] = []
 
-    init(count: Int, path: String) throws {
+    private init(count: Int, path: String) throws {
         for _ in 0..<count {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                let bytes = Array(path.utf8)
-                raw.copyBytes(from: bytes)
-                raw[bytes.count] = 0
-            }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard result == 0 else { throw TestFailure("connect failed: \(String(cString: strerror(errno)))") }
-            fds.append(fd)
+            fds.append(try connectedUnixSocket(path))
             buffers.append([])
         }
     }
 
+    /// Connects `count` clients to the socket at `path`.
+    static func connect(count: Int, path: String) async throws -> RawClients {
+        try await onOwnThread { try RawClients(count: count, path: path) }
+    }
+
     deinit { for fd in fds { close(fd) } }
 
-    func sendAll(_ line: String) {
-        for fd in fds {
-            _ = (line + "\n").withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    /// Sends `line` from every client.
+    func sendAll(_ line: String) async throws {
+        try await onOwnThread {
+            for fd in self.fds {
+                _ = (line + "\n").withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            }
         }
     }
 
     /// Reads until the server has closed every client's connection (end of file), or the timeout; returns
     /// whether it has.
-    func waitForClose(timeout: TimeInterval = 20) -> Bool {
+    func waitForClose(timeout: TimeInterval = 20) async throws -> Bool {
+        try await onOwnThread { self.readUntilClosed(timeout: timeout) }
+    }
+
+    /// Reads until every client has at least `count` complete lines (or the timeout); returns the lines.
+    func readLines(atLeast count: Int, timeout: TimeInterval = 20) async throws -> [[String]] {
+        try await readLines(until: { $0.count >= count }, timeout: timeout)
+    }
+
+    /// Reads until `done` holds for every client's lines (or the timeout); returns the lines.
+    func readLines(until done: @escaping @Sendable ([String]) -> Bool, timeout: TimeInterval = 20) async throws -> [[String]] {
+        try await onOwnThread { self.read(until: done, timeout: timeout) }
+    }
+
+    private func readUntilClosed(timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         var open = Set(fds.indices)
         while !open.isEmpty, Date() < deadline {
@@ -60,13 +73,7 @@ final class RawClients: @unchecked Sendable {
         return open.isEmpty
     }
 
-    /// Reads until every client has at least `count` complete lines (or the timeout); returns the lines.
-    func readLines(atLeast count: Int, timeout: TimeInterval = 20) -> [[String]] {
-        readLines(until: { $0.count >= count }, timeout: timeout)
-    }
-
-    /// Reads until `done` holds for every client's lines (or the timeout); returns the lines.
-    func readLines(until done: ([String]) -> Bool, timeout: TimeInterval = 20) -> [[String]] {
+    private func read(until done: ([String]) -> Bool, timeout: TimeInterval) -> [[String]] {
         let deadline = Date().addingTimeInterval(timeout)
         func lines(_ index: Int) -> [String] {
             String(decoding: buffers[index], as: UTF8.self).split(separator: "\n").map(String.init)
@@ -86,10 +93,9 @@ final class RawClients: @unchecked Sendable {
     }
 }
 
-// Not `.onEventLoops` yet: these tests' clients block on their sockets in the test's own task, which on an
-// event loop can stall the very server they wait for (seen as hangs). They need their clients moved onto
-// `onOwnThread` first.
-@Suite("Socket protocol v1", .serialized)
+// Under `.onEventLoops` the test's task runs on an event loop that may be the server's: every blocking client
+// (`RawClients`, `ControlClient`, a process's pipe) runs on a thread of its own.
+@Suite("Socket protocol v1", .serialized, .onEventLoops)
 struct SocketProtocolTests {
     let server = SocketServiceTests()
 
@@ -128,12 +134,12 @@ struct SocketProtocolTests {
             // With data, so that a units switch changes what every format shows.
             await state.forecastSucceeded(snowyForecast(), for: Coordinate(latitude: 46.5, longitude: 7.57))
             // A client that asks to watch and never reads a byte.
-            let stuck = try RawClients(count: 1, path: path)
-            stuck.sendAll("watch")
-            let watchers = try RawClients(count: 200, path: path)
-            watchers.sendAll("watch format=text")
+            let stuck = try await RawClients.connect(count: 1, path: path)
+            try await stuck.sendAll("watch")
+            let watchers = try await RawClients.connect(count: 200, path: path)
+            try await watchers.sendAll("watch format=text")
             // Greeting + the report now.
-            let first = try await onOwnThread { watchers.readLines(atLeast: 2) }
+            let first = try await watchers.readLines(atLeast: 2)
             #expect(first.allSatisfy { $0.count >= 2 })
 
             // Many changes while the stuck one reads nothing: everyone else gets the last one.
@@ -145,7 +151,7 @@ struct SocketProtocolTests {
             configuration.units = .imperial
             await state.apply(configuration)
             let expected = Renderer.render(await state.report, as: .text, options: RenderOptions())
-            let after = try await onOwnThread { watchers.readLines(until: { $0.last == expected }) }
+            let after = try await watchers.readLines(until: { $0.last == expected })
             #expect(after.allSatisfy { $0.count >= 3 && $0.last == expected }, "\(after.first ?? [])")
             #expect(expected.contains("°F"))
             _ = stuck
@@ -164,8 +170,8 @@ struct SocketProtocolTests {
                     condition: .snow, isDay: true, dewPoint: 1, windGusts: 20, pressure: 1012, cloudCover: 90)
             }
             await state.forecastSucceeded(forecast, for: Coordinate(latitude: 46.5, longitude: 7.57))
-            let stuck = try RawClients(count: 1, path: path)
-            stuck.sendAll("watch")
+            let stuck = try await RawClients.connect(count: 1, path: path)
+            try await stuck.sendAll("watch")
             // Forty changes while it reads nothing at all.
             var configuration = await state.currentSettings
             for _ in 0..<40 {
@@ -176,7 +182,7 @@ struct SocketProtocolTests {
             await state.apply(configuration)
             let newest = await state.reportLine
             #expect(newest.utf8.count > 6000, "a report of a realistic size: \(newest.utf8.count) bytes")
-            let lines = try await onOwnThread { stuck.readLines(until: { $0.last == newest }) }[0]
+            let lines = try await stuck.readLines(until: { $0.last == newest })[0]
             #expect(lines.last == newest, "it gets the newest report")
             // The greeting, the report when it asked, what the kernel held for it (16 KiB: two reports at
             // most), the line on its way, the newest: never the forty it did not read.
@@ -189,39 +195,37 @@ struct SocketProtocolTests {
         var options = SocketService.Options(maxClients: 3)
         options.idleTimeout = .milliseconds(400)
         try await server.withServer(options: options) { path, _ in
-            let three = try RawClients(count: 3, path: path)
+            let three = try await RawClients.connect(count: 3, path: path)
             // Greetings: all three admitted. Each asks something, so none makes room for a newcomer
             // (a silent connection would).
-            three.sendAll("status")
-            _ = try await onOwnThread { three.readLines(atLeast: 2) }
-            let fourth = try RawClients(count: 1, path: path)
+            try await three.sendAll("status")
+            _ = try await three.readLines(atLeast: 2)
+            let fourth = try await RawClients.connect(count: 1, path: path)
             // The greeting comes from the event loop at once; the refusal follows it.
-            let refused = try await onOwnThread { fourth.readLines(atLeast: 2, timeout: 5) }
+            let refused = try await fourth.readLines(atLeast: 2, timeout: 5)
             #expect(refused[0].last?.contains("too many clients (the limit is 3)") == true, "\(refused[0])")
             withExtendedLifetime(three) {}
 
             // After the idle timeout the server closes the three silent ones: new clients get in (once the
             // closed connections' tasks have ended and given their places back, just after the close).
-            #expect(try await onOwnThread { three.waitForClose() })
+            #expect(try await three.waitForClose())
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
             var admitted: (client: RawClients, answer: [String])
             repeat {
-                let client = try RawClients(count: 1, path: path)
-                client.sendAll("watch")
-                admitted = (client, try await onOwnThread { client.readLines(atLeast: 2)[0] })
+                let client = try await RawClients.connect(count: 1, path: path)
+                try await client.sendAll("watch")
+                admitted = (client, try await client.readLines(atLeast: 2)[0])
             } while admitted.answer.contains(where: { $0.contains("too many clients") }) && ContinuousClock.now < deadline
             let watcher = admitted.client
             #expect(admitted.answer.last?.contains("\"schema\"") == true, "\(admitted.answer)")
             // A client that asks once after the watcher did and then stays silent: once the server has closed
             // it as idle, the watcher has been silent for longer than the idle timeout too.
-            let idle = try RawClients(count: 1, path: path)
-            idle.sendAll("status")
-            #expect(try await onOwnThread { idle.waitForClose() })
+            let idle = try await RawClients.connect(count: 1, path: path)
+            try await idle.sendAll("status")
+            #expect(try await idle.waitForClose())
             // The watcher outlived the idle timeout: its connection still answers.
-            watcher.sendAll("status")
-            let lines = try await onOwnThread {
-                watcher.readLines(until: { $0.contains { $0.contains("\"class\":\"STATUS\"") } })
-            }
+            try await watcher.sendAll("status")
+            let lines = try await watcher.readLines(until: { $0.contains { $0.contains("\"class\":\"STATUS\"") } })
             #expect(lines[0].contains { $0.contains("\"class\":\"STATUS\"") }, "\(lines[0])")
         }
     }

@@ -11,10 +11,9 @@ import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
-// Not `.onEventLoops` yet: these tests' clients block on their sockets in the test's own task, which on an
-// event loop can stall the very server they wait for (seen as hangs). They need their clients moved onto
-// `onOwnThread` first.
-@Suite("Socket service", .serialized)
+// Under `.onEventLoops` the test's task runs on an event loop that may be the server's: every blocking client
+// (a raw socket, `ControlClient`, socat's pipes) runs on a thread of its own (`onOwnThread`).
+@Suite("Socket service", .serialized, .onEventLoops)
 struct SocketServiceTests {
     func withServer(
         options: SocketService.Options = SocketService.Options(maxClients: 64), directoryMode: Int? = nil,
@@ -112,17 +111,18 @@ struct SocketServiceTests {
     @Test("a client that sends its request and closes its side still gets the answer (echo report | socat)")
     func halfClose() async throws {
         try await withServer { path, state in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
-            process.arguments = ["-t", "5", "-", "UNIX-CONNECT:\(path)"]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data("report\n".utf8))
-            try input.fileHandleForWriting.close()
+            // socat and its pipes block: on a thread of their own, not on the loop the server may answer on.
             let data = try await onOwnThread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+                process.arguments = ["-t", "5", "-", "UNIX-CONNECT:\(path)"]
+                let input = Pipe()
+                let output = Pipe()
+                process.standardInput = input
+                process.standardOutput = output
+                try process.run()
+                input.fileHandleForWriting.write(Data("report\n".utf8))
+                try input.fileHandleForWriting.close()
                 let data = output.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
                 return data
@@ -137,20 +137,13 @@ struct SocketServiceTests {
     @Test("clients that vanish mid-answer or never read do not disturb the server")
     func misbehavingClients() async throws {
         try await withServer { path, _ in
-            for _ in 0..<20 {
-                let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_un()
-                address.sun_family = sa_family_t(AF_UNIX)
-                withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                    let bytes = Array(path.utf8)
-                    raw.copyBytes(from: bytes)
-                    raw[bytes.count] = 0
+            // Twenty clients, one after the other, that ask three times and close before reading a byte.
+            try await onOwnThread {
+                for _ in 0..<20 {
+                    let fd = try connectedUnixSocket(path)
+                    _ = "report\nreport\nreport\n".withCString { send(fd, $0, 21, Int32(MSG_NOSIGNAL)) }
+                    close(fd)
                 }
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                }
-                _ = "report\nreport\nreport\n".withCString { send(fd, $0, 21, Int32(MSG_NOSIGNAL)) }
-                close(fd)
             }
             let line = try await onOwnThread { try ControlClient(socketPath: path).request("report") }
             #expect(line.contains("\"schema\":1"))

@@ -10,27 +10,12 @@ import Testing
 struct BarCommandsTests {
     let ctl = DaemonProcess.binDirectory.appendingPathComponent("forecastctl")
 
-    func startPinned(server: ReplayServer) async throws -> DaemonProcess {
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let daemon = try DaemonProcess.start(
-            config: settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-                mode: "pinned"))
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        return daemon
-    }
-
     /// A replay server answering with the Samara recording, and a scratch directory whose settings file pins
     /// Samara (named `name`) on it, with `extra` settings appended: for a daemon and a watcher to share.
     func pinnedSamara(name: String? = nil, extra: String = "") async throws -> (server: ReplayServer, directory: URL, config: String) {
         let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
         let directory = try DaemonProcess.makeDirectory()
-        let config =
-            settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, name),
-                mode: "pinned") + extra
+        let config = try pinnedAtSamaraSettings(server: server, name: name, extra: extra)
         try config.write(toFile: directory.path + "/forecastd.toml", atomically: true, encoding: .utf8)
         return (server, directory, config)
     }
@@ -60,7 +45,7 @@ struct BarCommandsTests {
     @Test("status --format, forecast, refresh and watch against a running daemon")
     func againstDaemon() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let environment = DaemonProcess.environment(for: daemon.directory)
         let config = ["--config", daemon.configPath]
@@ -149,7 +134,7 @@ struct BarCommandsTests {
     @Test("status --format i3blocks prints its three lines from the daemon and from the status file (marked stale)")
     func i3blocksThreeLines() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let environment = DaemonProcess.environment(for: daemon.directory)
         let config = ["--config", daemon.configPath]

@@ -32,13 +32,9 @@ struct CitiesDaemonTests {
     @Test("each city gets one request, its own report in `cities`, `report city=` on the socket and `status --city`; favourites go to the history")
     func citiesServed() async throws {
         let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
         let directory = try DaemonProcess.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let config =
-            settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, "Samara"),
-                mode: "pinned") + Self.cities
+        let config = try pinnedAtSamaraSettings(server: server, name: "Samara", extra: Self.cities)
         let environment = DaemonProcess.environment(for: directory)
 
         let daemon = try DaemonProcess.start(config: config, in: directory)
@@ -106,13 +102,9 @@ struct CitiesDaemonTests {
     @Test("a city added to the file while the daemon runs is fetched at once; a removed one leaves the report")
     func liveCityList() async throws {
         let server = try await ReplayServer.start()
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let base = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil), mode: "pinned")
-        let daemon = try DaemonProcess.start(config: base)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        let base = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         #expect(try await socketReport(daemon.socketPath).cities == nil)
 
         let staging = daemon.configPath + ".new"

@@ -119,6 +119,13 @@ func socketReportLine(_ path: String) async throws -> String {
     }
 }
 
+/// The daemon's answer to a request that changes it (`units wind kn`, `unpin`, `set ...`) on its socket.
+func socketAnswer(_ line: String, _ daemon: DaemonProcess) async throws -> ControlAnswer {
+    let path = daemon.socketPath
+    let answer = try await onOwnThread { try ControlClient(socketPath: path).request(line) }
+    return try JSONDecoder().decode(ControlAnswer.self, from: Data(answer.utf8))
+}
+
 /// The report in the status file at `path` as the socket would send it: the file's line without its `written`
 /// stamp (which only the file carries), nil when there is no readable report.
 func statusFileReportLine(_ path: String) -> String? {
@@ -135,4 +142,31 @@ func samaraResponse() throws -> String {
         contentsOf: Fixtures.url("open-meteo/forecast-samara-ru-current-daily-metric-ms-recorded-2026-09-15.json"),
         encoding: .utf8)
     return RecordedForecast.rebased(text, firstDate: "2026-09-15", to: RecordedForecast.today(utcOffsetSeconds: 14_400))
+}
+
+/// Settings that pin Samara (53.2 N 50.15 E, named `name`) with every position source off and Open-Meteo at
+/// `server`, which from now on answers `/forecast` with the recorded Samara response; `extra` lines (a
+/// `[display]` table, cities, ...) follow them.
+func pinnedAtSamaraSettings(
+    server: ReplayServer, name: String? = nil, units: String = "metric", extra: String = ""
+) throws -> String {
+    server.setRoute(
+        path: "/forecast",
+        ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+    return settingsText(
+        gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, name),
+        mode: "pinned", units: units) + extra
+}
+
+/// A daemon pinned at Samara on ``pinnedAtSamaraSettings(server:name:units:extra:)``, in `directory` (a new one
+/// when nil) with `environment` added to its own, returned once its socket reports the first forecast.
+func startPinnedAtSamara(
+    server: ReplayServer, units: String = "metric", extra: String = "", in directory: URL? = nil,
+    environment: [String: String] = [:]
+) async throws -> DaemonProcess {
+    let settings = try pinnedAtSamaraSettings(server: server, units: units, extra: extra)
+    let daemon = try DaemonProcess.start(config: settings, in: directory, environment: environment)
+    try await daemon.waitForSocket()
+    try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+    return daemon
 }

@@ -31,14 +31,8 @@ extension NetworkQuietTests {
         @Test("pinned, with its forecast and no readers, no thread of the daemon wakes")
         func pinnedDaemonSleeps() async throws {
             let server = try await ReplayServer.start()
-            server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-            let daemon = try DaemonProcess.start(
-                config: settingsText(
-                    gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-                    mode: "pinned"))
+            let daemon = try await startPinnedAtSamara(server: server)
             defer { daemon.removeDirectory() }
-            try await daemon.waitForSocket()
-            try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
             // Settling: the answer written, the asking connection's work done, idle worker threads (if any) gone.
             try await Task.sleep(for: .seconds(6))
             // One quiet window of 3 s in up to three proves that nothing polls (a poll every second or faster

@@ -9,22 +9,6 @@ import Testing
 /// the JSON report; forecastctl speaks its own locale; a damaged catalogue is English and one log line.
 @Suite("Languages, live", .serialized)
 struct LiveLanguageTests {
-    func startPinned(server: ReplayServer, environment: [String: String] = [:], display: String = "")
-        async throws -> DaemonProcess
-    {
-        server.setRoute(
-            path: "/forecast",
-            ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let text =
-            settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-                mode: "pinned") + display
-        let daemon = try DaemonProcess.start(config: text, environment: environment)
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        return daemon
-    }
-
     func request(_ daemon: DaemonProcess, _ line: String) async throws -> String {
         let path = daemon.socketPath
         return try await onOwnThread { try ControlClient(socketPath: path).request(line) }
@@ -46,7 +30,7 @@ struct LiveLanguageTests {
     @Test("switching [display] language rewrites the bars at once, fetches nothing, and leaves the JSON alone")
     func liveSwitch() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let bar = daemon.directory.path + "/bars/bar.txt"
         let original = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
@@ -100,7 +84,7 @@ struct LiveLanguageTests {
     @Test("language = \"auto\" follows LANG: the daemon's bars in its own, forecastctl's summary and table in its own")
     func autoFollowsLocale() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server, environment: ["LANG": "es_ES.UTF-8"])
+        let daemon = try await startPinnedAtSamara(server: server, environment: ["LANG": "es_ES.UTF-8"])
         defer { daemon.removeDirectory() }
         let text = try await request(daemon, #"{"request":"report","format":"text"}"#)
         #expect(text.contains("18,5°C"), "\(text)")
@@ -118,7 +102,7 @@ struct LiveLanguageTests {
     @Test("a LANG naming a language without a catalogue: English, one log line however often bars are drawn")
     func unknownLocale() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server, environment: ["LANG": "xx_YY.UTF-8"])
+        let daemon = try await startPinnedAtSamara(server: server, environment: ["LANG": "xx_YY.UTF-8"])
         defer { daemon.removeDirectory() }
         for _ in 0..<3 {
             let text = try await request(daemon, #"{"request":"report","format":"text"}"#)
@@ -134,7 +118,7 @@ struct LiveLanguageTests {
     @Test("an unknown language code is a file:line:column error naming the languages there are")
     func unknownCode() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let original = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         try writeAndRename(original + "\n[display]\nlanguage = \"klingon\"\n", to: daemon.configPath)
@@ -155,9 +139,9 @@ struct LiveLanguageTests {
         defer { try? FileManager.default.removeItem(at: catalogues) }
         try Data("msgid \"broken\nmsgstr \"\"\n".utf8).write(to: catalogues.appendingPathComponent("es.po"))
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(
-            server: server, environment: ["FORECASTD_LOCALEDIR": catalogues.path],
-            display: "\n[display]\nlanguage = \"es\"\n")
+        let daemon = try await startPinnedAtSamara(
+            server: server, extra: "\n[display]\nlanguage = \"es\"\n",
+            environment: ["FORECASTD_LOCALEDIR": catalogues.path])
         defer { daemon.removeDirectory() }
         let text = try await request(daemon, #"{"request":"report","format":"text"}"#)
         #expect(text.contains("18.5°C"), "English: \(text)")

@@ -10,20 +10,6 @@ import Testing
 /// survives restarts. The real daemon binary against a local replay server.
 @Suite("Live settings and saved state", .serialized)
 struct LiveSettingsTests {
-    /// A daemon pinned to Samara with the recorded Samara forecast, after its first forecast.
-    func startPinned(
-        units: String = "metric", server: ReplayServer, in directory: URL? = nil, configPath: String? = nil
-    ) async throws -> DaemonProcess {
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let text = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-            mode: "pinned", units: units)
-        let daemon = try DaemonProcess.start(config: text, in: directory)
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        return daemon
-    }
-
     func waitForUnits(_ units: String, _ daemon: DaemonProcess) async throws {
         try await daemon.wait(for: "units \(units)", timeout: .seconds(5)) {
             try await socketReport(daemon.socketPath).units.system == units
@@ -39,7 +25,7 @@ struct LiveSettingsTests {
     @Test("an in-place write switches units at once, converting the data held, with no new request")
     func inPlaceUnits() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let requests = server.requestCount(path: "/forecast")
         #expect(requests == 1)
@@ -65,7 +51,7 @@ struct LiveSettingsTests {
     @Test("saves in place (truncate, then write 2 ms later), repeated: never the defaults, never an error; the last save applies")
     func truncateThenWrite() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(units: "imperial", server: server)
+        let daemon = try await startPinnedAtSamara(server: server, units: "imperial")
         defer { daemon.removeDirectory() }
         let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
 
@@ -123,7 +109,7 @@ struct LiveSettingsTests {
     @Test("a file emptied and left empty is reported as a settings error after a second; the last good settings stay")
     func emptiedAndLeft() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(units: "imperial", server: server)
+        let daemon = try await startPinnedAtSamara(server: server, units: "imperial")
         defer { daemon.removeDirectory() }
         let emptied = ContinuousClock.now
         let handle = try #require(FileHandle(forWritingAtPath: daemon.configPath))
@@ -149,7 +135,7 @@ struct LiveSettingsTests {
     @Test("[display] thresholds and icons and [[output.files]] (added, changed, removed) apply on reload; stopping marks the files stale")
     func liveDisplayAndFiles() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let socketPath = daemon.socketPath
         func waybar() async throws -> String {
@@ -222,7 +208,7 @@ struct LiveSettingsTests {
         let directory = try DaemonProcess.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // The settings live behind a symbolic link, as with dotfile managers.
-        let daemon = try await startPinned(server: server, in: directory)
+        let daemon = try await startPinnedAtSamara(server: server, in: directory)
         let real = directory.path + "/real-a.toml"
         try FileManager.default.moveItem(atPath: daemon.configPath, toPath: real)
         try FileManager.default.createSymbolicLink(atPath: daemon.configPath, withDestinationPath: real)
@@ -265,7 +251,7 @@ struct LiveSettingsTests {
     @Test("moving the pin refreshes location, place and forecast")
     func movePin() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         #expect(try await socketReport(daemon.socketPath).place?.name == "Samara")
         let moved = try replace(daemon.configPath, "latitude = 53.2\nlongitude = 50.15", "latitude = 46.4983\nlongitude = 7.5674")
@@ -287,7 +273,7 @@ struct LiveSettingsTests {
         ])
     func badEdit(bad: String, line: Int, mentions: String) async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(units: "imperial", server: server)
+        let daemon = try await startPinnedAtSamara(server: server, units: "imperial")
         defer { daemon.removeDirectory() }
         let good = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         // The bad text replaces the top of the file; the rest (pin, provider) stays.
@@ -329,11 +315,8 @@ struct LiveSettingsTests {
 
         let userFile = daemon.directory.path + "/config/forecastd/forecastd.toml"
         try FileManager.default.createDirectory(atPath: daemon.directory.path + "/config/forecastd", withIntermediateDirectories: true)
-        server.setRoute(path: "/forecast", ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        try settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, "Home"),
-            mode: "pinned", units: "imperial"
-        ).write(toFile: userFile, atomically: true, encoding: .utf8)
+        try pinnedAtSamaraSettings(server: server, name: "Home", units: "imperial")
+            .write(toFile: userFile, atomically: true, encoding: .utf8)
         try await daemon.wait(for: "the pin from the new file") {
             let report = try await socketReport(daemon.socketPath)
             return report.place?.name == "Home" && report.units.system == "imperial" && report.current != nil
@@ -353,7 +336,7 @@ struct LiveSettingsTests {
         let server = try await ReplayServer.start()
         let directory = try DaemonProcess.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try await startPinned(server: server, in: directory)
+        let first = try await startPinnedAtSamara(server: server, in: directory)
         let fresh = try await socketReport(first.socketPath)
         #expect(fresh.stale == false)
         #expect(await first.stop() == 0)

@@ -15,24 +15,11 @@ struct LiveUnitsTests {
         }
     }
 
-    func request(_ line: String, _ daemon: DaemonProcess) async throws -> ControlAnswer {
-        let answer = try await onOwnThread { try ControlClient(socketPath: daemon.socketPath).request(line) }
-        return try JSONDecoder().decode(ControlAnswer.self, from: Data(answer.utf8))
-    }
-
     @Test("forecastctl units wind kn, then the socket's units wind bft and units uk: bars change at once, no request")
     func liveChanges() async throws {
         let server = try await ReplayServer.start()
-        server.setRoute(
-            path: "/forecast",
-            ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let text = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-            mode: "pinned", units: "metric")
-        let daemon = try DaemonProcess.start(config: text)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
         let requests = server.requestCount(path: "/forecast")
         #expect(requests == 1)
         let metric = try await socketReport(daemon.socketPath)
@@ -59,7 +46,7 @@ struct LiveUnitsTests {
         #expect(abs(knotsSpeed - kmh / 1.852) <= 0.8, "\(kmh) km/h is \(knotsSpeed) kn")
 
         // The socket's units request takes the same words.
-        let bft = try await request("units wind bft", daemon)
+        let bft = try await socketAnswer("units wind bft", daemon)
         #expect(bft.ok, "\(bft.message)")
         try await daemon.wait(for: "Beaufort in the bar", timeout: .seconds(5)) {
             try await socketReport(daemon.socketPath).units.windSpeed == "Bft"
@@ -70,7 +57,7 @@ struct LiveUnitsTests {
         #expect(try await waybar(daemon).contains("\(Int(force)) Bft (\(UnitWords.beaufortName(Int(force))))"))
 
         // A preset sets the preset and removes the quantities set apart from it.
-        let uk = try await request("units uk", daemon)
+        let uk = try await socketAnswer("units uk", daemon)
         #expect(uk.ok, "\(uk.message)")
         try await daemon.wait(for: "the uk preset", timeout: .seconds(5)) {
             try await socketReport(daemon.socketPath).units.system == "uk"

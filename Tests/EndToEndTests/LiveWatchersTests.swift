@@ -17,15 +17,7 @@ struct LiveWatchersTests {
     /// A daemon pinned to Samara with its recorded forecast (overcast, 18.5 °C), and one watcher per format,
     /// each past its first line.
     func start(_ server: ReplayServer) async throws -> (DaemonProcess, [(request: String, connection: RawConnection)]) {
-        server.setRoute(
-            path: "/forecast",
-            ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let daemon = try DaemonProcess.start(
-            config: settingsText(
-                gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-                mode: "pinned"))
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
+        let daemon = try await startPinnedAtSamara(server: server)
         var watchers: [(String, RawConnection)] = []
         for request in Self.formats {
             let connection = try RawConnection(daemon.socketPath)

@@ -12,16 +12,8 @@ struct SettingsLockTests {
     @Test("does not stall the socket: reports answer while a units request waits for the lock, which then applies")
     func heldLockDoesNotStallTheSocket() async throws {
         let server = try await ReplayServer.start()
-        server.setRoute(
-            path: "/forecast",
-            ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let text = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-            mode: "pinned", units: "metric")
-        let daemon = try DaemonProcess.start(config: text)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
 
         // Another editor holds the lock of the settings directory (what SettingsFileEditor flocks) for 60 s.
         let directory = (daemon.configPath as NSString).deletingLastPathComponent

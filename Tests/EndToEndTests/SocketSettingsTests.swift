@@ -8,50 +8,31 @@ import Testing
 /// same API, on the same file.
 @Suite("Settings requests on the socket", .serialized)
 struct SocketSettingsTests {
-    /// A daemon pinned to Samara with the recorded Samara forecast, after its first forecast.
-    func startPinned(server: ReplayServer) async throws -> DaemonProcess {
-        server.setRoute(
-            path: "/forecast",
-            ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-        let text = settingsText(
-            gpsdPort: nil, openMeteoURL: server.baseURL.appendingPathComponent("forecast"), pin: (53.2, 50.15, nil),
-            mode: "pinned")
-        let daemon = try DaemonProcess.start(config: text)
-        try await daemon.waitForSocket()
-        try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
-        return daemon
-    }
-
-    func request(_ line: String, _ daemon: DaemonProcess) async throws -> ControlAnswer {
-        let answer = try await onOwnThread { try ControlClient(socketPath: daemon.socketPath).request(line) }
-        return try JSONDecoder().decode(ControlAnswer.self, from: Data(answer.utf8))
-    }
-
     @Test("unpin in pinned mode goes back to auto, as forecastctl's does; pin takes place names; set any key")
     func sameEditsAsForecastctl() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         let path = daemon.configPath
 
-        let unpin = try await request("unpin", daemon)
+        let unpin = try await socketAnswer("unpin", daemon)
         #expect(unpin.ok, "\(unpin.message)")
         #expect(unpin.message == "location.pin: 53.2, 50.15 → (none) (\(path)); location.mode: pinned → auto (\(path))")
         let unpinned = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!unpinned.contains("[location.pin]") && unpinned.contains("mode = \"auto\""))
 
-        let pin = try await request("pin Paris, FR", daemon)
+        let pin = try await socketAnswer("pin Paris, FR", daemon)
         #expect(pin.ok, "\(pin.message)")
         #expect(
             pin.message.hasPrefix(
                 #"location.pin: (none) → 48.85341, 2.3488 "Paris" (\#(path)); Paris, FR is Paris, Île-de-France, FR"#))
-        let mode = try await request("mode pinned", daemon)
+        let mode = try await socketAnswer("mode pinned", daemon)
         #expect(mode.message == "location.mode: auto → pinned (\(path))")
         try await daemon.wait(for: "Paris pinned") { try await socketReport(daemon.socketPath).place?.name == "Paris" }
 
-        let set = try await request("set refresh_minutes 30", daemon)
+        let set = try await socketAnswer("set refresh_minutes 30", daemon)
         #expect(set.message == "refresh_minutes: 15 → 30 (\(path))")
-        let refused = try await request("set refresh_minutes soon", daemon)
+        let refused = try await socketAnswer("set refresh_minutes soon", daemon)
         #expect(!refused.ok && refused.message == #"refresh_minutes: "soon" is not an integer (example: 15)"#)
         // Only the values changed; the pin, removed, came back as a table of its own at the end.
         let edited = try String(contentsOfFile: path, encoding: .utf8)
@@ -68,14 +49,14 @@ struct SocketSettingsTests {
     @Test("an edit on a deleted settings file is refused: nothing is written and the daemon keeps what it runs on")
     func deletedFile() async throws {
         let server = try await ReplayServer.start()
-        let daemon = try await startPinned(server: server)
+        let daemon = try await startPinnedAtSamara(server: server)
         defer { daemon.removeDirectory() }
         try FileManager.default.removeItem(atPath: daemon.configPath)
         try await daemon.wait(for: "the missing file in the report") {
             try await socketReport(daemon.socketPath).errors.contains { $0.kind == "config" }
         }
 
-        let units = try await request("units imperial", daemon)
+        let units = try await socketAnswer("units imperial", daemon)
         #expect(!units.ok)
         #expect(units.message.hasPrefix("\(daemon.configPath) does not exist, so nothing was written"))
         #expect(!FileManager.default.fileExists(atPath: daemon.configPath))
