@@ -131,6 +131,8 @@ public struct StatusFileService: Service, CustomStringConvertible {
         let pidFile = PidFile(path: Self.pidFilePath(statusFile: path), identity: identity, logger: logger)
         await pidFile.write()
         var first = true
+        // The report the file holds now (nil before the first good write).
+        var written: Report?
         // A new report, the retry after a failed write, or the rewrite before the file stops holding: each
         // means "write the report now".
         let (attempts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -145,8 +147,10 @@ public struct StatusFileService: Service, CustomStringConvertible {
             group.addTask { await again.ring { continuation.yield() } }
             for await _ in attempts.cancelOnGracefulShutdown() {
                 // The newest published report, stamped for this write.
-                let text = Self.stamped(state.published.value.report, by: identity, at: Date(), hold: hold)
-                let problem = await writer.write(text, logger: logger)
+                let report = state.published.value.report
+                let problem = await writer.write(
+                    Self.stamped(report, by: identity, at: Date(), hold: hold), logger: logger)
+                if problem == nil { written = report }
                 await state.setStorageProblem("status file " + path, message: problem)
                 let delay = problem == nil ? rewrite : Self.retryDelay
                 again.arm(Date().addingTimeInterval(Self.seconds(delay)))
@@ -156,6 +160,13 @@ public struct StatusFileService: Service, CustomStringConvertible {
                 }
             }
             group.cancelAll()
+        }
+        // A stop ends the loop above at once, even with a write still to do: a report published just before it
+        // (a forecast that came in as the user logged out) would be missing from the file that bars and
+        // `forecastctl watch` read while the daemon is away. Written here if the file does not hold it yet.
+        let newest = state.published.value.report
+        if newest != written {
+            await writer.write(Self.stamped(newest, by: identity, at: Date(), hold: hold), logger: logger)
         }
         // Nothing above throws: the service always ends here, and the pid file goes with it.
         await pidFile.remove()
