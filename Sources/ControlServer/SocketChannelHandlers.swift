@@ -91,6 +91,23 @@ struct Connection: Sendable {
     let channel: NIOAsyncChannel<RequestLine, ByteBuffer>
 }
 
+/// Frees an admitted connection's place in the same step as it closes. `channelInactive` comes then; the close
+/// future completes only in a later task on the loop, and a `status` asked right after clients left could run
+/// its settled count (one task on the loop) before that task and count them still (seen under load: 4 watchers
+/// that had read their report and closed, counted by the `status` that came next).
+final class PlaceRelease: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let connections: SocketConnections
+
+    init(connections: SocketConnections) { self.connections = connections }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connections.closed(context.channel)
+        context.fireChannelInactive()
+    }
+}
+
 /// Closes connections that sent nothing for the idle timeout, unless they watch.
 final class IdleCloser: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer

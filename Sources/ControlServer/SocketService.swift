@@ -139,6 +139,9 @@ public struct SocketService: Service, CustomStringConvertible {
                     var refusal: ByteBuffer?
                     switch connections.admit(channel, uid: uid) {
                     case .admitted(let evicted):
+                        // `PlaceRelease` frees the place as the connection closes; the close future is the
+                        // backstop for a channel that closes without ever having been active.
+                        try channel.pipeline.syncOperations.addHandler(PlaceRelease(connections: connections))
                         channel.closeFuture.whenComplete { _ in connections.closed(channel) }
                         if let evicted {
                             let message = Self.encodeLine(
