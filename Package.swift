@@ -24,6 +24,8 @@
 //   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
 //   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
 //   forecastctl uses it.
+//   MQTT → CMosquitto (libmosquitto): no forecastd types. MQTTPayloads (the topics, the shared report, Home
+//   Assistant's discovery) builds on ForecastModel and FileStore only, so its decoding fuzzes alone.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -406,6 +408,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+
+        // MARK: MQTT
+
+        /// libmosquitto, the Eclipse Mosquitto project's MQTT client library (Debian's libmosquitto-dev). Only
+        /// `MQTT` imports it.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        /// An MQTT 5 client over libmosquitto driven by its owner's loop (its descriptor, whether it wants to write,
+        /// one step per readiness, the keep-alive as a deadline): no thread of its own. No forecastd types.
+        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
+        .testTarget(
+            name: "MQTTTests", dependencies: ["MQTT", "MQTTPayloads", "ForecastModel", "TestSupport"],
+            swiftSettings: strict),
+        /// What forecastd says on MQTT, pure: the topics, the shared report (the report and the model values a
+        /// follower renders its own from) and its bounded decoding, Home Assistant's discovery configs.
+        .target(name: "MQTTPayloads", dependencies: ["ForecastModel", "FileStore"], swiftSettings: strict),
+        .testTarget(
+            name: "MQTTPayloadsTests",
+            dependencies: ["MQTTPayloads", "ForecastModel", "Localization", "WeatherProviders", "TestSupport"],
+            swiftSettings: strict),
 
         // MARK: Executors
 

@@ -135,8 +135,8 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
     }
 
     /// `python3 -c` code that clears the inherited signal mask, then runs `argv[1:]`. (GPSFake does the same for
-    /// gpsfake, with python staying in charge.)
-    private static let unblockSignalsAndExec = """
+    /// gpsfake, with python staying in charge; MosquittoBroker uses this one.)
+    static let unblockSignalsAndExec = """
         import os, signal, sys
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
         os.execv(sys.argv[1], sys.argv[1:])
