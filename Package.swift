@@ -24,8 +24,9 @@
 //   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
 //   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
 //   forecastctl uses it.
-//   MQTT → CMosquitto (libmosquitto): no forecastd types. MQTTPayloads (the topics, the shared report, Home
-//   Assistant's discovery) builds on ForecastModel and FileStore only, so its decoding fuzzes alone.
+//   MQTT → CMosquitto (libmosquitto) and Waiting (its socket is a source of the descriptor waiter): no forecastd
+//   types. MQTTPayloads (the topics, the shared report, Home Assistant's discovery) builds on ForecastModel and
+//   FileStore only, so its decoding fuzzes alone.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
 
 import PackageDescription
@@ -418,11 +419,12 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        /// An MQTT 5 client over libmosquitto driven by its owner's loop (its descriptor, whether it wants to write,
-        /// one step per readiness, the keep-alive as a deadline): no thread of its own. No forecastd types.
-        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: strict),
+        /// An MQTT 5 client over libmosquitto whose socket is a source of the descriptor waiter (its descriptor,
+        /// whether it wants to write, one step per readiness, the keep-alive as the deadline): no thread of
+        /// libmosquitto's. No forecastd types.
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Waiting"], swiftSettings: strict),
         .testTarget(
-            name: "MQTTTests", dependencies: ["MQTT", "MQTTPayloads", "ForecastModel", "TestSupport"],
+            name: "MQTTTests", dependencies: ["MQTT", "MQTTPayloads", "ForecastModel", "TestSupport", "Waiting"],
             swiftSettings: strict),
         /// What forecastd says on MQTT, pure: the topics, the shared report (the report and the model values a
         /// follower renders its own from) and its bounded decoding, Home Assistant's discovery configs.

@@ -10,6 +10,7 @@
 #define FORECASTD_CMOSQUITTO_SHIM_H
 
 #include <errno.h>
+#include <sys/prctl.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 
@@ -20,5 +21,8 @@ static inline int cmosquitto_header_version(void) { return LIBMOSQUITTO_VERSION_
 /// errno is a macro over a thread-local; Swift cannot read it directly. libmosquitto returns MOSQ_ERR_ERRNO
 /// and leaves the reason in errno.
 static inline int cmosquitto_errno(void) { return errno; }
+
+/// Names the calling thread for the kernel (top -H, /proc): `mqtt-connect`, the short thread of one connect.
+static inline void cmosquitto_name_this_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 #endif

@@ -1,10 +1,9 @@
 import CMosquitto
 import Foundation
 
-/// An MQTT client over libmosquitto, driven by a loop of its owner's: no thread of its own, no timed polling.
-///
-/// libmosquitto does its own reads and writes on its socket; this type tells the owner what to wait for and is
-/// told when it came:
+/// An MQTT client over libmosquitto, driven from outside: no thread of its own, no timed polling.
+/// ``MQTTConnection`` makes its socket a source of the descriptor waiter; this type only says what to wait for and
+/// is told when it came:
 /// - ``descriptor`` (nil between connections) and ``wantsWrite``: wait for the descriptor to be readable, and
 ///   writable too while there is output (a publish that did not fit in the socket's buffer, the CONNECT of a TLS
 ///   connection still shaking hands);
@@ -13,11 +12,10 @@ import Foundation
 /// - ``readable()``, ``writable()``, ``misc()``: one step each, which never blocks.
 ///
 /// ``connect()`` blocks (name lookup and TCP connect; the TLS handshake and the CONNECT finish in the steps), so it
-/// runs off the event loops, while nothing else uses the client. The connection's events (``events``) come out of
-/// the steps: libmosquitto's callbacks yield them into a bounded stream and return.
+/// runs off the waiter, while nothing else uses the client. The connection's events (``events``) come out of the
+/// steps: libmosquitto's callbacks yield them into a bounded stream and return.
 ///
-/// Not thread-safe: one thread at a time, which the owner ensures (an actor on the descriptor waiter, or a test's
-/// loop); ``connect()`` is handed to a blocking thread only while no step can run (``descriptor`` is nil).
+/// Not thread-safe: one thread at a time, which ``MQTTConnection`` ensures.
 package final class MQTTClient: @unchecked Sendable {
     package let options: MQTTOptions
     /// What the connection says, oldest first; the oldest are dropped when ``MQTTOptions/eventBuffer`` wait unread.
