@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "Settings",
             dependencies: [
-                "ForecastModel", "FileStore", "Localization",
+                "ForecastModel", "FileStore", "Localization", "MQTTPayloads",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
@@ -326,6 +326,7 @@ let package = Package(
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
                 "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
+                "MQTT", "MQTTPayloads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -95,7 +95,7 @@ public actor ForecastState {
             locating: position.locating,
             nowcastHorizon: settings.nowcast.activeHorizon)
         publishedInputs = inputs
-        published = Broadcast(PublishedReport(Report(inputs, now: now)))
+        published = Broadcast(PublishedReport(Report(inputs, now: now), inputs: inputs))
         (refreshRequests, refreshContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (savedStates, savedStateContinuation) = AsyncStream.makeStream(of: SavedState.self, bufferingPolicy: .bufferingNewest(1))
         (historyRecords, historyContinuation) = AsyncStream.makeStream(of: CityReading.self, bufferingPolicy: .bufferingNewest(256))
@@ -367,7 +367,7 @@ public actor ForecastState {
         }
         publishedCityInputs = cityInputs
         publishedInputs = inputs
-        published.send(PublishedReport(fresh))
+        published.send(PublishedReport(fresh, inputs: inputs))
     }
 
     /// The current report, then every new one, until the caller stops iterating.

@@ -10,9 +10,13 @@ public struct PublishedReport: Sendable {
     public let line: String
     /// `line` and a newline, ready for a socket: answering `report` copies nothing.
     package let lineBuffer: ByteBuffer
+    /// What the report for here was made from (metric, before the user's units): what MQTT shares, so that a
+    /// follower renders its own report from the publisher's values.
+    public let inputs: ReportInputs
 
-    init(_ report: Report) {
+    init(_ report: Report, inputs: ReportInputs) {
         self.report = report
+        self.inputs = inputs
         line = ReportJSON.line(report)
         var buffer = ByteBuffer(string: line)
         buffer.writeInteger(UInt8(ascii: "\n"))

@@ -6,7 +6,7 @@ import Foundation
 /// The shape mirrors the file: `units`, `refresh_minutes`, `[location]` with `[location.pin]`,
 /// `[location.gpsd]` and `[location.ip]`, `[providers]` with a table per weather service, `[output]`
 /// with any number of `[[output.files]]`, `[display]`, `[history]`, `[warnings]` with a table per
-/// warning service, `[nowcast]`, `[air]`, `[notifications]` and any number of `[[cities]]`.
+/// warning service, `[nowcast]`, `[air]`, `[notifications]`, `[mqtt]` and any number of `[[cities]]`.
 /// Build one with ``defaults(environment:isSystemService:userID:)``,
 /// ``load(from:environment:isSystemService:)`` or ``decode(_:path:defaults:)``.
 ///
@@ -39,6 +39,8 @@ public struct Settings: Sendable, Hashable {
     public var air = Air()
     /// `[notifications]`: desktop notifications, off by default.
     public var notifications = Notifications()
+    /// `[mqtt]`: the report on an MQTT broker, off by default.
+    public var mqtt = MQTT()
     /// `[map]`: the map of `forecastctl pick`.
     public var map = Map()
     /// Where the daemon keeps state between runs (the last forecast, the last place).

@@ -43,7 +43,7 @@ package enum SettingsTable {
         Settings.outputTable, Settings.statusFilesTable, Settings.displayTable, Settings.historyTable,
         Settings.warningsTable, Settings.nwsTable, Settings.metNorwayWarningsTable, Settings.brightSkyTable,
         Settings.meteoalarmTable, Settings.ecccTable, Settings.nowcastTable, Settings.airTable,
-        Settings.notificationsTable, Settings.mapTable,
+        Settings.notificationsTable, Settings.mqttTable, Settings.mapTable,
         Settings.citiesTable,
     ]
 

@@ -230,8 +230,10 @@ public final class MosquittoBroker: @unchecked Sendable {
     @discardableResult
     static func runTool(_ tool: String, _ arguments: [String], allowTimeout: Bool = false) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
+        // Through python, which clears the signal mask Swift's threads pass on: mosquitto_sub's -W is a SIGALRM,
+        // which a blocked mask would keep from ever ending it.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", PrivateDBusDaemon.unblockSignalsAndExec, tool] + arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

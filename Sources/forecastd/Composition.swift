@@ -216,6 +216,9 @@ public struct DaemonComposition: Sendable {
             WakeService(state: state, logger: logger),
         ]
         parts += alertServices(state: state, httpClient: httpClient)
+        if settings.mqtt.enabled {
+            parts.append(MQTTService(state: state, settings: settings.mqtt, logger: logger))
+        }
         if notifier.isEnabled {
             // Last, so that graceful shutdown reaches it first: STOPPING=1 before anything stops.
             let watchdog = SystemdNotifier.watchdogInterval().map { interval in

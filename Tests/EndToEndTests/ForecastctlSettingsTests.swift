@@ -196,7 +196,7 @@ struct ForecastctlSettingsTests {
                 ["set", "colour", "red"], 64,
                 "forecastctl: colour is not a settings key "
                     + "(allowed: units, refresh_minutes, units.…, location.…, providers.…, output.…, display.…, history.…, "
-                    + "warnings.…, nowcast.…, air.…, notifications.…, map.…)\n"
+                    + "warnings.…, nowcast.…, air.…, notifications.…, mqtt.…, map.…)\n"
             ),
             (
                 ["set", "units"], 64,

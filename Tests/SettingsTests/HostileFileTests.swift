@@ -99,7 +99,7 @@ struct HostileFileTests {
         #expect(
             shown.first
                 == "\(settingsPath):1:1: k0: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, "
-                    + "warnings, nowcast, air, notifications, map, cities)"
+                    + "warnings, nowcast, air, notifications, mqtt, map, cities)"
         )
         #expect(shown.last?.hasPrefix("\(settingsPath): ") == true)
         #expect(shown.last?.hasSuffix(" more problems not shown") == true)

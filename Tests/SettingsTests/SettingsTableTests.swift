@@ -70,7 +70,12 @@ struct SettingsTableTests {
             #expect(line.count <= 100, "line \(number + 1) is \(line.count) characters long")
         }
         for key in SettingsTable.keys where key.application == .restart && !key.isElementKey {
-            let line = text.range(of: "\n\(key.documented == .value ? "" : "# ")\(key.name) = ")
+            // Looked for in its own table: two tables may have keys of one name (`url`, `enabled`).
+            let table = key.path.count > 1
+                ? text.range(of: "\n[\(key.path.dropLast().joined(separator: "."))]\n")?.upperBound ?? text.endIndex
+                : text.startIndex
+            let line = text.range(
+                of: "\n\(key.documented == .value ? "" : "# ")\(key.name) = ", range: (table == text.startIndex ? table : text.index(before: table))..<text.endIndex)
             let before = line.map { text[..<$0.lowerBound].suffix(200) } ?? ""
             #expect(before.hasSuffix("# Read at start: a change takes effect when forecastd restarts."), "\(key)")
         }

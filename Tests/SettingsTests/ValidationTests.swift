@@ -95,7 +95,7 @@ struct ValidationTests {
             problems(in: "units = \"metric\"\ncolour = \"red\"\n")
                 == [
                     "\(p):2:1: colour: unknown key (allowed: units, refresh_minutes, location, providers, output, display, history, "
-                    + "warnings, nowcast, air, notifications, map, cities)"
+                    + "warnings, nowcast, air, notifications, mqtt, map, cities)"
                 ])
     }
 

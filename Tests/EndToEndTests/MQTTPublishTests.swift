@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The daemon publishing on a real Mosquitto broker (`[mqtt]`), checked with `mosquitto_sub`: the report
+/// retained, the status and its will, Home Assistant's discovery configs; a broker down at start, killed and
+/// restarted never stops the daemon, and what is retained comes back after the reconnect.
+@Suite(.serialized)
+struct MQTTPublishTests {
+    static func mqttSettings(_ broker: MosquittoBroker, topic: String) -> String {
+        """
+
+        [mqtt]
+        enabled = true
+        url = "mqtt://127.0.0.1:\(broker.port)"
+        topic = "\(topic)"
+
+        """
+    }
+
+    /// The retained payload of `topic` as JSON, nil while there is none.
+    static func retainedJSON(_ broker: MosquittoBroker, _ topic: String) async throws -> [String: Any]? {
+        let lines = try await onOwnThread { try broker.retained(topic) }
+        guard let line = lines.first, line.hasPrefix(topic + " ") else { return nil }
+        return try JSONSerialization.jsonObject(with: Data(line.dropFirst(topic.count + 1).utf8)) as? [String: Any]
+    }
+
+    static func retained(_ broker: MosquittoBroker, _ filter: String) async throws -> [String] {
+        try await onOwnThread { try broker.retained(filter) }
+    }
+
+    @Test func theReportTheStatusAndTheDiscoveryConfigsAreRetainedAndOfflineFollowsAStop() async throws {
+        let broker = try MosquittoBroker.make()
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinnedAtSamara(
+            server: server, extra: Self.mqttSettings(broker, topic: "forecastd/e2e"))
+        defer { daemon.removeDirectory() }
+
+        try await daemon.wait(for: "the report on MQTT", timeout: .seconds(20)) {
+            try await Self.retainedJSON(broker, "forecastd/e2e/report") != nil
+        }
+        let shared = try #require(try await Self.retainedJSON(broker, "forecastd/e2e/report"))
+        #expect(shared["forecastd_share"] as? Int == 1)
+        let report = try #require(shared["report"] as? [String: Any])
+        let socket = try await socketReport(daemon.socketPath)
+        let current = try #require(report["current"] as? [String: Any])
+        #expect(current["temperature"] as? Double == socket.current?.temperature)
+        #expect((shared["publisher"] as? [String: Any])?["topic"] as? String == "forecastd/e2e")
+        #expect(shared["model"] is [String: Any])
+        #expect(try await Self.retained(broker, "forecastd/e2e/status") == ["forecastd/e2e/status online"])
+
+        // One device of 18 entities in Home Assistant's discovery, each reading the report topic.
+        let configs = try await Self.retained(broker, "homeassistant/+/forecastd_e2e/+/config")
+        #expect(configs.count == 18, "\(configs)")
+        let temperature = try #require(configs.first { $0.hasPrefix("homeassistant/sensor/forecastd_e2e/temperature/config ") })
+        let config = try #require(
+            try JSONSerialization.jsonObject(with: Data(temperature.drop { $0 != " " }.dropFirst().utf8)) as? [String: Any])
+        #expect(config["state_topic"] as? String == "forecastd/e2e/report")
+        #expect(config["unit_of_measurement"] as? String == "°C")
+        #expect(config["availability_topic"] as? String == "forecastd/e2e/status")
+
+        // A graceful stop says offline (and the goodbye keeps the broker from sending the will over it).
+        #expect(await daemon.stop() == 0)
+        #expect(try await Self.retained(broker, "forecastd/e2e/status") == ["forecastd/e2e/status offline"])
+        #expect(!daemon.log.contains("error"), "\(daemon.log)")
+    }
+
+    @Test func aBrokerDownAtStartKilledAndRestartedNeverStopsTheDaemon() async throws {
+        let broker = try MosquittoBroker.make(started: false)
+        let server = try await ReplayServer.start()
+        // The bar has its forecast though the broker is down.
+        let daemon = try await startPinnedAtSamara(
+            server: server, extra: Self.mqttSettings(broker, topic: "forecastd/down"))
+        defer { daemon.removeDirectory() }
+        try await daemon.wait(for: "the outage in the log") { daemon.log.contains("The MQTT broker cannot be reached") }
+
+        try await onOwnThread { try broker.start() }
+        // The backoff starts at 1 s and doubles: a few attempts have failed by now, so the next is within 16 s.
+        try await daemon.wait(for: "the report after the broker started", timeout: .seconds(40)) {
+            try await Self.retainedJSON(broker, "forecastd/down/report") != nil
+        }
+
+        // Killed and restarted without persistence: the broker forgot everything, and the daemon publishes it
+        // again after its reconnect.
+        try await onOwnThread { broker.kill() }
+        try await daemon.wait(for: "the lost connection in the log") {
+            daemon.log.contains("The connection to the MQTT broker ended")
+        }
+        try await onOwnThread { try broker.start() }
+        try await daemon.wait(for: "the report again after the restart", timeout: .seconds(40)) {
+            try await Self.retainedJSON(broker, "forecastd/down/report") != nil
+        }
+        #expect(try await Self.retained(broker, "forecastd/down/status") == ["forecastd/down/status online"])
+        #expect(daemon.isRunning)
+        #expect(try await socketReport(daemon.socketPath).current != nil)
+        #expect(server.requestCount(path: "/forecast") == 1)
+        await daemon.stop()
+    }
+}
