@@ -65,6 +65,45 @@ struct MQTTPublishTests {
         #expect(!daemon.log.contains("error"), "\(daemon.log)")
     }
 
+    /// A broker that admits its users only: a wrong password from `password_file` is refused, said and retried
+    /// while the daemon serves on; the right one from systemd's credential (`password_file = ""`) is let in. The
+    /// log never shows either.
+    @Test func aPasswordFileOrTheSystemdCredentialAdmitsTheDaemonAndTheLogNeverShowsThePassword() async throws {
+        let broker = try MosquittoBroker.make(access: .passwords(["van": "s3cret-Passw0rd"]))
+        let server = try await ReplayServer.start()
+        let directory = try DaemonProcess.makeDirectory()
+        let passwordFile = directory.path + "/mqtt-password"
+        try "wrong-s3cret\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let refused = try await startPinnedAtSamara(
+            server: server,
+            extra: Self.mqttSettings(broker, topic: "forecastd/auth1")
+                + "username = \"van\"\npassword_file = \"\(passwordFile)\"\n",
+            in: directory)
+        defer { refused.removeDirectory() }
+        try await refused.wait(for: "the refusal in the log") {
+            refused.log.contains("The MQTT broker refused this client")
+        }
+        #expect(refused.isRunning)
+        #expect(try await socketReport(refused.socketPath).current != nil)
+        #expect(await refused.stop() == 0)
+        #expect(!refused.log.contains("wrong-s3cret"))
+
+        let credentials = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: credentials) }
+        try "s3cret-Passw0rd\n".write(toFile: credentials.path + "/mqtt-password", atomically: true, encoding: .utf8)
+        let admitted = try await startPinnedAtSamara(
+            server: server,
+            extra: Self.mqttSettings(broker, topic: "forecastd/auth2") + "username = \"van\"\n",
+            environment: ["CREDENTIALS_DIRECTORY": credentials.path])
+        defer { admitted.removeDirectory() }
+        try await admitted.wait(for: "the report on MQTT", timeout: .seconds(20)) {
+            !(try await onOwnThread { try broker.retained("forecastd/auth2/report", user: ("van", "s3cret-Passw0rd")) })
+                .isEmpty
+        }
+        #expect(await admitted.stop() == 0)
+        #expect(!admitted.log.contains("s3cret"))
+    }
+
     @Test func aBrokerDownAtStartKilledAndRestartedNeverStopsTheDaemon() async throws {
         let broker = try MosquittoBroker.make(started: false)
         let server = try await ReplayServer.start()
