@@ -24,6 +24,11 @@ extension MQTTService {
         var latest: PublishedReport?
         /// The units and language the discovery configs were published in since the connection.
         var discovered: (units: ReportUnits, language: LanguageChoice)?
+        /// The cities whose discovery configs were published since the connection.
+        var discoveredCities: Set<String> = []
+        /// The cities whose reports this daemon has published (kept across reconnects): one that leaves the list
+        /// has its retained report and its discovery configs emptied.
+        var publishedCities: Set<String> = []
 
         var logger: Logger { service.logger }
 
@@ -57,6 +62,7 @@ extension MQTTService {
                 attempt = 0
                 outageLogged = false
                 discovered = nil
+                discoveredCities = []
                 logger.info(
                     "Connected to the MQTT broker.",
                     metadata: ["broker": "\(setup.options.brokerDescription)", "topic": "\(setup.topics.base)"])
@@ -98,32 +104,66 @@ extension MQTTService {
             return Double(whole) + Double(attoseconds) / 1e18
         }
 
-        /// The report (and the discovery configs when the units or the language changed), retained.
+        /// The report (and the discovery configs when the units or the language changed), retained; then the
+        /// listed cities'.
         private mutating func publishReport() async {
             guard let latest else { return }
             let settings = service.state.settings.value
             let now = Date()
+            await publishShared(setup.topics.report, report: latest.report, inputs: latest.inputs, now: now)
+            let language = settings.display.language
+            let changed = discovered.map { $0.units != latest.report.units || $0.language != language } ?? true
+            if changed { discoveredCities = [] }
+            if service.settings.discovery, changed {
+                await publishConfigs { phrases in
+                    try setup.discovery.configs(units: latest.report.units, phrases: phrases)
+                }
+                discovered = (latest.report.units, language)
+            }
+            await publishCities(latest, now: now)
+        }
+
+        /// Each listed city's report under `TOPIC/cities/ID/report` with its discovery configs; a city no longer
+        /// listed has both emptied.
+        private mutating func publishCities(_ latest: PublishedReport, now: Date) async {
+            let cities = latest.report.cities ?? []
+            for (city, inputs) in zip(cities, latest.cityInputs) {
+                await publishShared(setup.topics.cityReport(city.id), report: city.report, inputs: inputs, now: now)
+                publishedCities.insert(city.id)
+                guard service.settings.discovery, !discoveredCities.contains(city.id) else { continue }
+                await publishConfigs { phrases in
+                    try setup.discovery.configs(city: (city.id, city.name), units: city.report.units, phrases: phrases)
+                }
+                discoveredCities.insert(city.id)
+            }
+            let listed = Set(cities.map(\.id))
+            for gone in publishedCities.subtracting(listed).sorted() {
+                await publish(setup.topics.cityReport(gone), [])
+                for removal in setup.discovery.removals(city: gone) { await publish(removal.topic, removal.payload) }
+                publishedCities.remove(gone)
+                discoveredCities.remove(gone)
+            }
+        }
+
+        private func publishShared(_ topic: String, report: Report, inputs: ReportInputs, now: Date) async {
             let shared = SharedReport(
                 publishedAt: now,
                 publisher: SharedPublisher(
                     topic: setup.topics.base, version: ForecastdVersion.current,
-                    refreshSeconds: Int(settings.refreshSeconds),
-                    staleAfterSeconds: Int(latest.inputs.staleAfter)),
-                model: SharedModel(latest.inputs, now: now))
+                    refreshSeconds: Int(service.state.settings.value.refreshSeconds),
+                    staleAfterSeconds: Int(inputs.staleAfter)),
+                model: SharedModel(inputs, now: now))
             do {
-                await publish(setup.topics.report, try shared.payload(report: latest.report))
+                await publish(topic, try shared.payload(report: report))
             } catch {
-                logger.error("The report could not be encoded for MQTT.", metadata: ["error": "\(error)"])
+                logger.error("A report could not be encoded for MQTT.", metadata: ["topic": "\(topic)", "error": "\(error)"])
             }
-            let language = settings.display.language
-            guard service.settings.discovery,
-                discovered.map({ $0.units != latest.report.units || $0.language != language }) ?? true
-            else { return }
+        }
+
+        private func publishConfigs(_ make: (Phrases) throws -> [HomeAssistantDiscovery.Message]) async {
             do {
-                let configs = try setup.discovery.configs(
-                    units: latest.report.units, phrases: settings.display.phrases(logger: logger))
+                let configs = try make(service.state.settings.value.display.phrases(logger: logger))
                 for config in configs { await publish(config.topic, config.payload) }
-                discovered = (latest.report.units, language)
             } catch {
                 logger.error("Home Assistant's discovery configs could not be encoded.", metadata: ["error": "\(error)"])
             }

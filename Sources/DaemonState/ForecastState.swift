@@ -367,7 +367,7 @@ public actor ForecastState {
         }
         publishedCityInputs = cityInputs
         publishedInputs = inputs
-        published.send(PublishedReport(fresh, inputs: inputs))
+        published.send(PublishedReport(fresh, inputs: inputs, cityInputs: cityInputs))
     }
 
     /// The current report, then every new one, until the caller stops iterating.

@@ -13,10 +13,13 @@ public struct PublishedReport: Sendable {
     /// What the report for here was made from (metric, before the user's units): what MQTT shares, so that a
     /// follower renders its own report from the publisher's values.
     public let inputs: ReportInputs
+    /// What each listed city's report was made from, in the order of `report.cities`.
+    public let cityInputs: [ReportInputs]
 
-    init(_ report: Report, inputs: ReportInputs) {
+    init(_ report: Report, inputs: ReportInputs, cityInputs: [ReportInputs] = []) {
         self.report = report
         self.inputs = inputs
+        self.cityInputs = cityInputs
         line = ReportJSON.line(report)
         var buffer = ByteBuffer(string: line)
         buffer.writeInteger(UInt8(ascii: "\n"))

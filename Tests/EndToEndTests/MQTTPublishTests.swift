@@ -104,6 +104,38 @@ struct MQTTPublishTests {
         #expect(!admitted.log.contains("s3cret"))
     }
 
+    /// Each listed city's report under `TOPIC/cities/ID/report` and its device in Home Assistant (13 entities: no
+    /// warnings, air, rain soon or location source); a city taken off the list has both emptied.
+    @Test func eachListedCityIsPublishedAndOneTakenOffTheListIsRemoved() async throws {
+        let broker = try MosquittoBroker.make()
+        let server = try await ReplayServer.start()
+        let paris = "\n[[cities]]\nname = \"Paris\"\ncountry = \"FR\"\nlatitude = 48.85341\nlongitude = 2.3488\n"
+        let saoPaulo = "\n[[cities]]\nname = \"São Paulo\"\ncountry = \"BR\"\nlatitude = -23.5475\nlongitude = -46.63611\n"
+        let mqtt = Self.mqttSettings(broker, topic: "forecastd/c")
+        let daemon = try await startPinnedAtSamara(server: server, extra: mqtt + paris + saoPaulo)
+        defer { daemon.removeDirectory() }
+        for id in ["paris-fr", "sao-paulo-br"] {
+            try await daemon.wait(for: "\(id)'s report on MQTT", timeout: .seconds(20)) {
+                let shared = try await Self.retainedJSON(broker, "forecastd/c/cities/\(id)/report")
+                return (shared?["report"] as? [String: Any])?["current"] != nil
+            }
+            let configs = try await Self.retained(broker, "homeassistant/+/forecastd_c_city_\(id)/+/config")
+            #expect(configs.count == 13, "\(id): \(configs)")
+        }
+
+        // São Paulo leaves the list (the daemon applies the edit live): its report and its entities go.
+        let settings = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try settings.replacingOccurrences(of: saoPaulo, with: "").write(
+            toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try await daemon.wait(for: "São Paulo's report removed", timeout: .seconds(20)) {
+            try await Self.retained(broker, "forecastd/c/cities/sao-paulo-br/report").isEmpty
+        }
+        #expect(try await Self.retained(broker, "homeassistant/+/forecastd_c_city_sao-paulo-br/+/config").isEmpty)
+        #expect(try await Self.retained(broker, "homeassistant/+/forecastd_c_city_paris-fr/+/config").count == 13)
+        #expect(try await Self.retainedJSON(broker, "forecastd/c/cities/paris-fr/report") != nil)
+        await daemon.stop()
+    }
+
     @Test func aBrokerDownAtStartKilledAndRestartedNeverStopsTheDaemon() async throws {
         let broker = try MosquittoBroker.make(started: false)
         let server = try await ReplayServer.start()
