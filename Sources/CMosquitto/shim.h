@@ -3,7 +3,7 @@
 //
 // Every call `MQTT` makes is in libmosquitto 2.0.11 (Debian 12) and unchanged in 2.0.21 (Debian 13): the client
 // (mosquitto_new, _destroy, _connect_bind_v5, _reconnect, _disconnect), the external loop (mosquitto_socket,
-// _want_write, _loop_read, _loop_write, _loop_misc), TLS (mosquitto_tls_set, MOSQ_OPT_TLS_USE_OS_CERTS, which
+// _want_write, mosquitto_loop with a zero timeout on readiness, _loop_misc), TLS (mosquitto_tls_set, MOSQ_OPT_TLS_USE_OS_CERTS, which
 // 2.0 added), the MQTT 5 properties (the maximum packet size the client accepts), the will, publish, subscribe
 // and the connect, disconnect and message callbacks. Nothing of mosquitto_loop_start's thread is used.
 #ifndef FORECASTD_CMOSQUITTO_SHIM_H

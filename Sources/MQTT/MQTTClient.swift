@@ -169,16 +169,26 @@ package final class MQTTClient: @unchecked Sendable {
 
     /// Reads what the socket holds: packets, the broker's answers, messages (yielded as events).
     package func readable() {
-        let rc = mosquitto_loop_read(handle, 1)
+        let rc = step()
         lastIn = SuspendingClock.now
         settle(rc)
     }
 
     /// Writes what waits for the socket.
     package func writable() {
-        let rc = mosquitto_loop_write(handle, 1)
+        let rc = step()
         lastOut = SuspendingClock.now
         settle(rc)
+    }
+
+    /// One step: `mosquitto_loop` with a zero timeout, whose select(2) on the socket the waiter has just found
+    /// ready returns at once. Not `mosquitto_loop_read`/`_write`: in libmosquitto 2.0.11 only `mosquitto_loop`
+    /// continues a TLS handshake that the connect left pending (its `want_connect` branch; the disassembly of
+    /// `mosquitto_loop_read` shows no such call), so a handshake slower than the connect never finished
+    /// (MQTTClientTests' TLS test waited 10 s for an answer once under load).
+    private func step() -> Int32 {
+        sink.disconnectReported = false
+        return mosquitto_loop(handle, 0, 1)
     }
 
     /// The keep-alive: at ``keepAliveDeadline``, sends a PINGREQ, or closes a connection whose broker did not
@@ -196,6 +206,8 @@ package final class MQTTClient: @unchecked Sendable {
         if rc != MOSQ_ERR_SUCCESS.rawValue, descriptor == nil {
             lastIn = nil
             lastOut = nil
+            // A handshake that failed in `mosquitto_loop` closes the socket without the disconnect callback.
+            if !sink.disconnectReported { sink.disconnected(reason: rc) }
         }
     }
 
@@ -253,6 +265,8 @@ private final class CallbackSink: @unchecked Sendable {
     let maximumMessageBytes: Int
     /// The last error libmosquitto logged (OpenSSL's reason for a refused handshake), for the next event.
     var lastLibraryError: String?
+    /// Whether the disconnect callback ran in the current step.
+    var disconnectReported = false
 
     init(continuation: AsyncStream<MQTTEvent>.Continuation, maximumMessageBytes: Int) {
         self.continuation = continuation
@@ -272,6 +286,7 @@ private final class CallbackSink: @unchecked Sendable {
     }
 
     func disconnected(reason: Int32) {
+        disconnectReported = true
         continuation.yield(
             .disconnected(reason: reason == 0 ? nil : Self.describe(reason, libraryError: lastLibraryError)))
         lastLibraryError = nil

@@ -9,7 +9,7 @@ import Waiting
 
 /// An ``MQTTClient`` whose socket waits with the daemon's other descriptors: a ``WaitSource`` of the
 /// ``DescriptorWaiter``, whose interest is libmosquitto's socket (readable, and writable while output waits), whose
-/// deadline is the keep-alive, and whose readiness runs one of libmosquitto's steps. libmosquitto has no thread
+/// deadline is the keep-alive, and whose readiness runs one of libmosquitto's steps (`mosquitto_loop` with a zero timeout). libmosquitto has no thread
 /// (never `mosquitto_loop_start`), and nothing polls: an idle connection wakes the waiter for its PINGREQ and the
 /// PINGRESP, once per keep-alive interval.
 ///
