@@ -169,14 +169,14 @@ package final class MQTTClient: @unchecked Sendable {
 
     /// Reads what the socket holds: packets, the broker's answers, messages (yielded as events).
     package func readable() {
-        let rc = step()
+        let rc = step(reading: true)
         lastIn = SuspendingClock.now
         settle(rc)
     }
 
     /// Writes what waits for the socket.
     package func writable() {
-        let rc = step()
+        let rc = step(reading: false)
         lastOut = SuspendingClock.now
         settle(rc)
     }
@@ -186,8 +186,15 @@ package final class MQTTClient: @unchecked Sendable {
     /// continues a TLS handshake that the connect left pending (its `want_connect` branch; the disassembly of
     /// `mosquitto_loop_read` shows no such call), so a handshake slower than the connect never finished
     /// (MQTTClientTests' TLS test waited 10 s for an answer once under load).
-    private func step() -> Int32 {
+    ///
+    /// `mosquitto_loop` refuses a socket that select(2) cannot hold (glibc's FD_SETSIZE, 1024: a daemon serving
+    /// thousands of socket clients may reach it), and a refused step would leave the waiter spinning on a ready
+    /// socket; there the plain steps run, which do everything but continue a pending TLS handshake.
+    private func step(reading: Bool) -> Int32 {
         sink.disconnectReported = false
+        if let socket = descriptor, socket >= 1024 {
+            return reading ? mosquitto_loop_read(handle, 1) : mosquitto_loop_write(handle, 1)
+        }
         return mosquitto_loop(handle, 0, 1)
     }
 
