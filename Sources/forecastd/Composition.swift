@@ -3,6 +3,7 @@ import Control
 import ControlServer
 import DaemonServices
 import DaemonState
+import Fetching
 import FileStore
 import ForecastModel
 import Foundation
@@ -118,10 +119,10 @@ public struct DaemonComposition: Sendable {
         do {
             try await runServices(httpClient: httpClient, passed: passed)
         } catch {
-            try? await httpClient.shutdown()
+            try? await httpClient.shutdownOffGlobalPool()
             throw error
         }
-        try await httpClient.shutdown()
+        try await httpClient.shutdownOffGlobalPool()
     }
 
     private func runServices(httpClient: HTTPClient, passed: SocketActivation.Passed) async throws {
