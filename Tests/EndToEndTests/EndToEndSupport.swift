@@ -170,3 +170,18 @@ func startPinnedAtSamara(
     try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
     return daemon
 }
+
+/// Each thread of `pid` as the kernel lists it (`/proc/PID/task`): its name (comm, 15 bytes) and the system call it
+/// is blocked in ("running" when none).
+func kernelThreads(of pid: Int32) -> [(name: String, syscall: String)] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.compactMap { task in
+        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8),
+            let syscall = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)
+        else { return nil }
+        return (
+            comm.trimmingCharacters(in: .whitespacesAndNewlines),
+            String(syscall.split(separator: " ").first ?? "running")
+        )
+    }
+}

@@ -46,21 +46,13 @@ struct GlobalPoolTests {
         init(pid: Int32) {
             let thread = Thread { [self] in
                 while running.load(ordering: .acquiring) {
-                    let names = Self.list(pid)
+                    let names = kernelThreads(of: pid).map(\.name)
                     seen.withLock { $0.formUnion(names) }
                     usleep(100_000)
                 }
                 done.signal()
             }
             thread.start()
-        }
-
-        static func list(_ pid: Int32) -> [String] {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            return tasks.compactMap { task in
-                (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
         }
 
         /// Stops listing and returns every name seen.
@@ -145,7 +137,10 @@ struct GlobalPoolTests {
         // The tracer writes the daemon's exit last (strace -q keeps the "+++ exited" lines).
         let pid = daemon.process.processIdentifier
         try await daemon.wait(for: "strace's record of the daemon's exit", timeout: .seconds(30)) {
-            Self.traceText(tracePath).contains("\(pid) +++ exited with")
+            Self.traceText(tracePath).split(separator: "\n").contains { line in
+                // `PID +++ exited with N +++`, the PID padded to five columns.
+                line.split(separator: " ").first == "\(pid)" && line.contains("+++ exited with")
+            }
         }
         let named = Self.namesSet(in: Self.traceText(tracePath))
         // The trace did record the daemon's own threads naming themselves (a trace of nothing would prove nothing).
