@@ -335,7 +335,7 @@ let package = Package(
             name: "DaemonServicesTests",
             dependencies: [
                 "DaemonServices", "DaemonState", "TestSupport", "Settings", "Location", "ForecastModel",
-                "WeatherProviders", "Notifications", "DesktopNotifications",
+                "WeatherProviders", "Notifications", "DesktopNotifications", "FileStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -26,6 +26,8 @@ import WeatherProviders
 public struct DaemonComposition: Sendable {
     public let settings: Settings
     public let settingsPath: String?
+    /// The settings file's signature, taken before it was read.
+    public let settingsSignature: FileSignature?
     public let explicitSettingsPath: String?
     public let isSystemService: Bool
     /// The gazetteer: names positions, and finds places by name for `pin PLACE` on the socket.
@@ -35,13 +37,15 @@ public struct DaemonComposition: Sendable {
     /// - Parameters:
     ///   - settings: the settings read at start.
     ///   - settingsPath: the file they came from (nil: built-in defaults).
+    ///   - settingsSignature: that file's signature, taken before it was read (the reloader's starting point).
     ///   - explicitSettingsPath: `--config`, so reloads search the same way start-up did.
     public init(
-        settings: Settings, settingsPath: String?, explicitSettingsPath: String?, isSystemService: Bool,
-        places: (any PlaceNaming & PlaceSearching)?, logger: Logger
+        settings: Settings, settingsPath: String?, settingsSignature: FileSignature?, explicitSettingsPath: String?,
+        isSystemService: Bool, places: (any PlaceNaming & PlaceSearching)?, logger: Logger
     ) {
         self.settings = settings
         self.settingsPath = settingsPath
+        self.settingsSignature = settingsSignature
         self.explicitSettingsPath = explicitSettingsPath
         self.isSystemService = isSystemService
         self.places = places
@@ -132,7 +136,7 @@ public struct DaemonComposition: Sendable {
         let store = StateStore(directory: settings.stateDirectory, logger: logger)
         let state = await restoredState(from: store, intervals: intervals)
         let reloader = SettingsReloader(
-            initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
+            initial: settings, sourcePath: settingsPath, sourceSignature: settingsSignature, explicitPath: explicitSettingsPath,
             isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
         let socket = socketOptions(reloader: reloader, intervals: intervals, passed: passed, startup: startup)
         let services = services(
