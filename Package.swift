@@ -19,9 +19,10 @@
 //   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
-//   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
-//   (NetworkManager, logind) can build on DBus too. Notifications (what to notify, remembered in the state
-//   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
+//   DesktopNotifications, NetworkManager and GeoClue → DBus → CSDBus (libsystemd's sd-bus): no forecastd types.
+//   NetworkPath (which interface carries traffic out, and whether it is a tunnel) builds on FileStore only.
+//   Notifications (what to notify, remembered in the state directory) builds on DesktopNotifications,
+//   ForecastModel and FileStore; the daemon uses it and Warnings.
 //   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
 //   forecastctl uses it.
 // Each library target has a test target of the same name; EndToEndTests runs the built executables.
@@ -210,6 +211,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Network path
+
+        /// Which interface carries traffic to the internet (the kernel's own choice, the route tables) and whether it
+        /// is a tunnel: what decides that an IP geolocation answer is a VPN's exit, not a place.
+        .target(name: "NetworkPath", dependencies: ["FileStore"], swiftSettings: strict),
+        .testTarget(name: "NetworkPathTests", dependencies: ["NetworkPath", "TestSupport"], swiftSettings: strict),
+
         // MARK: Weather providers
 
         /// Weather services over HTTP, each mapped onto the model.
@@ -381,6 +389,15 @@ let package = Package(
         /// each connection a source of Waiting's descriptor waiter (no thread of its own).
         .target(name: "DBus", dependencies: ["CSDBus", "Waiting"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "Waiting"], swiftSettings: strict),
+        /// NetworkManager over the system bus, read without privileges: Wi-Fi devices, the access points of their
+        /// scans, the active connections (VPNs among them), and the signals that say when these change.
+        .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "TestSupport"],
+            swiftSettings: strict),
+        /// GeoClue 2 over the system bus: one position from the desktop's location service, where its agent runs.
+        .target(name: "GeoClue", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(name: "GeoClueTests", dependencies: ["GeoClue", "DBus", "TestSupport"], swiftSettings: strict),
         /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
         .target(name: "DesktopNotifications", dependencies: ["DBus", "Localization"], swiftSettings: strict),
         .testTarget(
