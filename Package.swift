@@ -21,6 +21,7 @@
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
 //   DesktopNotifications, NetworkManager and GeoClue → DBus → CSDBus (libsystemd's sd-bus): no forecastd types.
 //   NetworkPath (which interface carries traffic out, and whether it is a tunnel) builds on FileStore only.
+//   WiFiLocation (the Wi-Fi position source) builds on Location and NetworkManager; ForecastdCommand uses it.
 //   Notifications (what to notify, remembered in the state directory) builds on DesktopNotifications,
 //   ForecastModel and FileStore; the daemon uses it and Warnings.
 //   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
@@ -177,6 +178,27 @@ let package = Package(
                 "Location", "ForecastModel", "Fetching", "TestSupport", "Waiting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        /// Positions from the Wi-Fi access points NetworkManager already knows (read on the system bus, no
+        /// privileges), located by an Ichnaea-compatible service (beaconDB) through Location's
+        /// WiFiGeolocationClient, asked by WiFiQueryRule: once per place, on NetworkManager's signals.
+        .target(
+            name: "WiFiLocation",
+            dependencies: [
+                "Location", "NetworkManager", "DBus", "ForecastModel", "Waiting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WiFiLocationTests",
+            dependencies: [
+                "WiFiLocation", "Location", "NetworkManager", "DBus", "ForecastModel", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -509,7 +531,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
-                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting",
+                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting", "WiFiLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,6 +10,8 @@ public enum LocationSourceSpec: Sendable, Hashable {
     /// gpsd's reader also follows `max_fix_age_seconds`: it hands fixes on often enough that none looks stale.
     case gpsd(GPSDAddress, maxFixAge: TimeInterval)
     case staticFile(path: String)
+    /// `[location.wifi]`: the geolocation service to ask.
+    case wifi(url: URL)
     /// `[location.ip]`: the services to ask, in order.
     case ip(endpoints: [IPLocationProvider.Endpoint])
 }
@@ -49,6 +51,8 @@ struct PositionTracker {
     /// Whether the static file has been read since it was configured: until then IP geolocation waits,
     /// since the file, when there is one, would make asking unnecessary.
     private var staticAnswered = false
+    private var wifiFix: LocationFix?
+    private var wifiProblem: String?
     private var ipFix: LocationFix?
     private var ipProblem: String?
     /// The position saved before the last restart: the last resort when no source knows better.
@@ -97,6 +101,10 @@ struct PositionTracker {
             staticProblem = nil
             staticAnswered = false
         }
+        if old.activeWiFi != new.activeWiFi {
+            wifiFix = nil
+            wifiProblem = nil
+        }
         if new.activeIP == nil {
             // Switched off for privacy: its position goes too.
             ipFix = nil
@@ -104,7 +112,7 @@ struct PositionTracker {
         }
         return old.pin != new.pin || old.mode != new.mode || old.activeGPSD != new.activeGPSD
             || old.staticFile != new.staticFile || (old.activeIP == nil) != (new.activeIP == nil)
-            || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes
+            || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes || old.activeWiFi != new.activeWiFi
     }
 
     /// Takes the position saved before a restart, used until a source knows better.
@@ -151,6 +159,20 @@ struct PositionTracker {
             handleStaticFile(event)
         case (.staticFile, _):
             handleStaticFile(event)
+        case (.wifi, .fix(let fix)):
+            wifiFix = fix.coordinate.isPlausible ? fix : nil
+            wifiProblem = nil
+        case (.wifi, .noFix):
+            // The access points around locate nothing (too few, unknown to the service): the machine has moved
+            // on from where the last answer put it.
+            wifiFix = nil
+            wifiProblem = nil
+        case (.wifi, .unavailable(_, let reason)):
+            // NetworkManager or the bus is gone: nothing says the machine is still where the access points were.
+            wifiFix = nil
+            wifiProblem = reason
+        case (.wifi, .connected):
+            wifiProblem = nil
         case (.ip, .fix(let fix)):
             ipFix = fix.coordinate.isPlausible ? fix : nil
             ipProblem = nil
@@ -214,8 +236,12 @@ struct PositionTracker {
         // IP geolocation runs only when nothing better knows the position: a machine with a working
         // receiver or a static file never tells a service its address.
         wantedSources = Self.wantedSources(
-            settings, chosen: sourceChosen,
+            settings, chosen: sourceChosen, gpsdLocating: locating,
             stillLocating: locating || (settings.staticFile != nil && !staticAnswered))
+        if !wantedSources.contains(where: { if case .wifi = $0 { true } else { false } }) {
+            // Stopped (gpsd knows better): its last answer would be stale by the time it counts again.
+            wifiFix = nil
+        }
         return before.0 != chosen || before.1 != locating
     }
 
@@ -252,13 +278,16 @@ struct PositionTracker {
     }
 
     static func wantedSources(
-        _ settings: Settings.Location, chosen: LocationFix?, stillLocating: Bool
+        _ settings: Settings.Location, chosen: LocationFix?, gpsdLocating: Bool = false, stillLocating: Bool
     ) -> Set<LocationSourceSpec> {
         var wanted: Set<LocationSourceSpec> = []
         guard settings.mode == .auto else { return wanted }
         if let gpsd = settings.activeGPSD { wanted.insert(.gpsd(gpsd, maxFixAge: settings.gpsd.maxFixAgeInterval)) }
         if let path = settings.staticFile { wanted.insert(.staticFile(path: path)) }
-        let betterSourceKnows = chosen.map { [.gpsd, .staticFile].contains($0.source) } ?? false
+        // Wi-Fi runs unless gpsd knows the position (or may yet, within its start-up grace): it asks the service
+        // only when the access points mean a new place, so running costs nothing while the machine stays put.
+        if let url = settings.activeWiFi, chosen?.source != .gpsd, !gpsdLocating { wanted.insert(.wifi(url: url)) }
+        let betterSourceKnows = chosen.map { [.gpsd, .wifi, .staticFile].contains($0.source) } ?? false
         if let ip = settings.activeIP, !betterSourceKnows, !stillLocating {
             wanted.insert(.ip(endpoints: ip.services.map { IPLocationProvider.Endpoint(service: $0, url: ip.url(for: $0)) }))
         }
@@ -275,6 +304,7 @@ struct PositionTracker {
     private var candidates: LocationPolicy.Candidates {
         LocationPolicy.Candidates(
             gpsd: settings.activeGPSD == nil ? nil : gpsdFix,
+            wifi: settings.activeWiFi == nil ? nil : wifiFix,
             staticFile: settings.staticFile == nil ? nil : staticFix,
             ip: settings.activeIP == nil ? nil : ipFix,
             pin: settings.pin.map {
@@ -295,6 +325,7 @@ struct PositionTracker {
         let auto = settings.mode == .auto
         let sources = [
             auto ? locateGPSD(now: now) : off(.gpsd, "not used: the mode is pinned"),
+            auto ? locateWiFi(now: now) : off(.wifi, "not used: the mode is pinned"),
             auto ? locateStaticFile(now: now) : off(.staticFile, "not used: the mode is pinned"),
             auto ? locateIP(now: now) : off(.ip, "not used: the mode is pinned"),
             locatePin(now: now),
@@ -331,6 +362,22 @@ struct PositionTracker {
             return LocateSource(
                 source: "gpsd", state: .none, used: false,
                 detail: (gpsdAnswered ? "connected to \(gpsd.host):\(gpsd.port); the receiver has no fix" : "waiting for gpsd at \(gpsd.host):\(gpsd.port)") + held)
+        }
+    }
+
+    private func locateWiFi(now: Date) -> LocateSource {
+        guard let url = settings.activeWiFi else { return off(.wifi, "switched off ([location.wifi] enabled = false)") }
+        let running = wantedSources.contains { if case .wifi = $0 { true } else { false } }
+        if let fix = wifiFix {
+            return entry(.wifi, fix, "the access points around, located by \(url.host ?? url.absoluteString)", now: now)
+        } else if let problem = wifiProblem {
+            return LocateSource(source: LocationSource.wifi.rawValue, state: .problem, used: false, detail: problem)
+        } else {
+            return LocateSource(
+                source: LocationSource.wifi.rawValue, state: .none, used: false,
+                detail: running
+                    ? "the access points NetworkManager knows locate nothing (too few, or unknown to the service)"
+                    : "not asked: gpsd knows the position")
         }
     }
 

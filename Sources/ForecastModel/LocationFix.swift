@@ -6,6 +6,8 @@ public enum LocationSource: String, Sendable, Hashable, Codable, CaseIterable {
     case pinned
     case ip
     case staticFile = "static_file"
+    /// The Wi-Fi access points around, located by a geolocation service (beaconDB).
+    case wifi
     /// One of the user's listed cities (`[[cities]]`), in a city's own report.
     case city
 }

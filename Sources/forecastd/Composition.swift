@@ -15,6 +15,7 @@ import ServiceLifecycle
 import Settings
 import Systemd
 import Waiting
+import WiFiLocation
 import WeatherProviders
 
 #if canImport(Glibc)
@@ -239,6 +240,11 @@ public struct DaemonComposition: Sendable {
                     handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
             case .staticFile(let path):
                 StaticFileLocationProvider(path: path)
+            case .wifi(let url):
+                WiFiLocationProvider(
+                    geolocation: WiFiGeolocationClient(
+                        url: url, client: httpClient, userAgent: Self.userAgent.daemon, logger: logger),
+                    logger: logger)
             case .ip(let endpoints):
                 IPLocationProvider(
                     endpoints: endpoints,

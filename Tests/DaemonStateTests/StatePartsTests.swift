@@ -95,6 +95,63 @@ struct StatePartsTests {
         #expect(!position.wantedSources.contains { if case .ip = $0 { true } else { false } })
     }
 
+    @Test("Wi-Fi comes after a fresh gpsd fix and before the static file and IP; while it knows, IP is not asked")
+    func trackerOrdersWiFi() {
+        var settings = configuration(ip: true)
+        settings.wifi.enabled = true
+        var position = tracker(settings)
+        let isWiFi: (LocationSourceSpec) -> Bool = { if case .wifi = $0 { true } else { false } }
+        let isIP: (LocationSourceSpec) -> Bool = { if case .ip = $0 { true } else { false } }
+        // Within gpsd's start-up grace neither runs; after it both do, until one knows.
+        position.judge(now: start)
+        #expect(!position.wantedSources.contains(where: isWiFi))
+        let afterGrace = start.addingTimeInterval(11)
+        position.judge(now: afterGrace)
+        #expect(position.wantedSources.contains(where: isWiFi) && position.wantedSources.contains(where: isIP))
+
+        position.handle(.fix(fix(-22.9, -43.2, source: .ip, at: afterGrace)))
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: afterGrace)))
+        position.judge(now: afterGrace)
+        #expect(position.chosen?.fix.source == .wifi)
+        #expect(position.reason == "gpsd has no fix; using Wi-Fi positioning, ±5 m")
+        #expect(!position.wantedSources.contains(where: isIP))
+        let locate = position.locate(now: afterGrace)
+        #expect(locate.sources.map(\.source) == ["gpsd", "wifi", "static_file", "ip", "pinned"])
+        #expect(locate.sources.first { $0.source == "wifi" }?.used == true)
+
+        // A fresh gpsd fix wins, and Wi-Fi stops (its position goes with it).
+        position.handle(.fix(fix(48.9043, 2.3330, at: afterGrace)))
+        position.judge(now: afterGrace)
+        #expect(position.chosen?.fix.source == .gpsd)
+        #expect(!position.wantedSources.contains(where: isWiFi))
+
+        // gpsd's fix too old: Wi-Fi runs again; until it answers, IP's older answer serves.
+        let later = afterGrace.addingTimeInterval(121)
+        position.judge(now: later)
+        #expect(position.wantedSources.contains(where: isWiFi))
+        #expect(position.chosen?.fix.source == .ip)
+    }
+
+    @Test("Wi-Fi saying 'no position here' or NetworkManager going away drops its position at once")
+    func trackerDropsWiFiWhenItKnowsNothing() {
+        var settings = configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false)
+        settings.wifi.enabled = true
+        var position = tracker(settings)
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .wifi)
+        position.handle(.noFix(source: .wifi))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        position.handle(.unavailable(source: .wifi, reason: "NetworkManager is not running on the system bus."))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        let wifi = position.locate(now: start).sources.first { $0.source == "wifi" }
+        #expect(wifi?.state == .problem)
+        #expect(wifi?.detail == "NetworkManager is not running on the system bus.")
+    }
+
     // MARK: FetchSchedule
 
     @Test("a failure streak waits for the moment it is given, keeps its start, and a success ends it")
