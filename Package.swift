@@ -329,7 +329,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Waiting",
+                "Localization", "Waiting", "NetworkPath",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -339,7 +339,7 @@ let package = Package(
         .testTarget(
             name: "DaemonStateTests",
             dependencies: [
-                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport",
+                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport", "NetworkPath",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -353,6 +353,7 @@ let package = Package(
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
                 "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
+                "NetworkPath",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -365,7 +366,7 @@ let package = Package(
             name: "DaemonServicesTests",
             dependencies: [
                 "DaemonServices", "DaemonState", "TestSupport", "Settings", "Location", "ForecastModel",
-                "WeatherProviders", "Notifications", "DesktopNotifications",
+                "WeatherProviders", "Notifications", "DesktopNotifications", "NetworkPath", "CSystemEvents",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -3,6 +3,7 @@ import Foundation
 import Control
 import Location
 import Logging
+import NetworkPath
 import Settings
 
 /// A position source the daemon may run in the settings in force, with what it needs of them.
@@ -55,6 +56,9 @@ struct PositionTracker {
     private var wifiProblem: String?
     private var ipFix: LocationFix?
     private var ipProblem: String?
+    /// Whether traffic to the internet leaves through a VPN (nil until first read): while it does, an IP
+    /// geolocation service would place the VPN's exit, so IP geolocation is neither asked nor used.
+    private(set) var vpn: VPNVerdict?
     /// The position saved before the last restart: the last resort when no source knows better.
     private(set) var savedFix: LocationFix?
 
@@ -114,6 +118,23 @@ struct PositionTracker {
             || old.staticFile != new.staticFile || (old.activeIP == nil) != (new.activeIP == nil)
             || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes || old.activeWiFi != new.activeWiFi
     }
+
+    /// Takes a new judgement of the way out; returns whether it changed anything.
+    mutating func apply(vpn new: VPNVerdict) -> Bool {
+        guard new != vpn else { return false }
+        if new.throughVPN != (vpn?.throughVPN ?? false) {
+            logger.notice(
+                new.throughVPN
+                    ? "Traffic leaves through a VPN; IP geolocation is not used while it does."
+                    : "Traffic no longer leaves through a VPN; IP geolocation may be used again.",
+                metadata: ["network.path": "\(new.reason)"])
+        }
+        vpn = new
+        return true
+    }
+
+    /// The VPN verdict while traffic leaves through one.
+    private var behindVPN: VPNVerdict? { vpn?.throughVPN == true ? vpn : nil }
 
     /// Takes the position saved before a restart, used until a source knows better.
     mutating func restore(savedFix fix: LocationFix) {
@@ -211,6 +232,9 @@ struct PositionTracker {
         if choice.fix == nil, settings.mode == .auto, let savedFix {
             choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
         }
+        if settings.mode == .auto, settings.activeIP != nil, let vpn = behindVPN {
+            choice.reason += "; IP geolocation is not used: \(vpn.reason)"
+        }
         if let fix = choice.fix {
             if isSignificantChange(from: chosen?.fix, to: fix) {
                 if chosen?.fix.source != fix.source {
@@ -237,7 +261,7 @@ struct PositionTracker {
         // receiver or a static file never tells a service its address.
         wantedSources = Self.wantedSources(
             settings, chosen: sourceChosen, gpsdLocating: locating,
-            stillLocating: locating || (settings.staticFile != nil && !staticAnswered))
+            stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: behindVPN != nil)
         if !wantedSources.contains(where: { if case .wifi = $0 { true } else { false } }) {
             // Stopped (gpsd knows better): its last answer would be stale by the time it counts again.
             wifiFix = nil
@@ -278,7 +302,8 @@ struct PositionTracker {
     }
 
     static func wantedSources(
-        _ settings: Settings.Location, chosen: LocationFix?, gpsdLocating: Bool = false, stillLocating: Bool
+        _ settings: Settings.Location, chosen: LocationFix?, gpsdLocating: Bool = false, stillLocating: Bool,
+        behindVPN: Bool = false
     ) -> Set<LocationSourceSpec> {
         var wanted: Set<LocationSourceSpec> = []
         guard settings.mode == .auto else { return wanted }
@@ -288,7 +313,8 @@ struct PositionTracker {
         // only when the access points mean a new place, so running costs nothing while the machine stays put.
         if let url = settings.activeWiFi, chosen?.source != .gpsd, !gpsdLocating { wanted.insert(.wifi(url: url)) }
         let betterSourceKnows = chosen.map { [.gpsd, .wifi, .staticFile].contains($0.source) } ?? false
-        if let ip = settings.activeIP, !betterSourceKnows, !stillLocating {
+        // Behind a VPN the service would see the VPN's exit: not asked at all.
+        if let ip = settings.activeIP, !betterSourceKnows, !stillLocating, !behindVPN {
             wanted.insert(.ip(endpoints: ip.services.map { IPLocationProvider.Endpoint(service: $0, url: ip.url(for: $0)) }))
         }
         return wanted
@@ -306,7 +332,7 @@ struct PositionTracker {
             gpsd: settings.activeGPSD == nil ? nil : gpsdFix,
             wifi: settings.activeWiFi == nil ? nil : wifiFix,
             staticFile: settings.staticFile == nil ? nil : staticFix,
-            ip: settings.activeIP == nil ? nil : ipFix,
+            ip: settings.activeIP == nil || behindVPN != nil ? nil : ipFix,
             pin: settings.pin.map {
                 LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
             })
@@ -394,6 +420,9 @@ struct PositionTracker {
 
     private func locateIP(now: Date) -> LocateSource {
         guard settings.activeIP != nil else { return off(.ip, "switched off ([location.ip] enabled = false)") }
+        if let vpn = behindVPN {
+            return off(.ip, "not used: \(vpn.reason), so a service would place the VPN's exit, not this machine")
+        }
         let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
         let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
         if let fix = ipFix {

@@ -199,9 +199,10 @@ extension Settings {
                 "enabled", \.enabled, .boolean, .live,
                 """
                 Whether to ask IP geolocation services where the network's public address is (city-level at
-                best, and wrong behind a VPN). Asked only when gpsd, Wi-Fi and the static file know nothing,
-                and at most once an hour. false keeps your address private (so does
-                FORECASTD_IP_GEOLOCATION=off in the daemon's environment, when there is no settings file).
+                best). Asked only when gpsd, Wi-Fi and the static file know nothing, never while traffic
+                leaves through a VPN (whose exit it would locate), and at most once an hour. false keeps your
+                address private (so does FORECASTD_IP_GEOLOCATION=off in the daemon's environment, when there
+                is no settings file).
                 """),
             .key(
                 "services", \.services, .choices(IPGeolocationService.self, noun: "an IP geolocation service"), .live,

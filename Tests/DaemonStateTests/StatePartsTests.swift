@@ -3,6 +3,7 @@ import ForecastModel
 import Foundation
 import Location
 import Logging
+import NetworkPath
 import Settings
 import Testing
 import TestSupport
@@ -150,6 +151,35 @@ struct StatePartsTests {
         let wifi = position.locate(now: start).sources.first { $0.source == "wifi" }
         #expect(wifi?.state == .problem)
         #expect(wifi?.detail == "NetworkManager is not running on the system bus.")
+    }
+
+    @Test("Behind a VPN, IP geolocation is neither asked nor used, and locate and the reason say why; after, again")
+    func trackerVPNRule() {
+        var position = tracker(configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false, ip: true))
+        let isIP: (LocationSourceSpec) -> Bool = { if case .ip = $0 { true } else { false } }
+        position.handle(.fix(fix(40.7128, -74.006, source: .ip, at: start)))
+        let first = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
+        #expect(first)
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .ip)
+
+        let wireguard = VPNVerdict(throughVPN: true, reason: "the IPv4 default route goes through wg0 (WireGuard)")
+        let up = position.apply(vpn: wireguard)
+        let again = position.apply(vpn: wireguard)
+        #expect(up && !again)
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        #expect(!position.wantedSources.contains(where: isIP))
+        #expect(position.reason.hasSuffix("; IP geolocation is not used: the IPv4 default route goes through wg0 (WireGuard)"))
+        let ip = position.locate(now: start).sources.first { $0.source == "ip" }
+        #expect(ip?.state == .off)
+        #expect(ip?.detail.hasPrefix("not used: the IPv4 default route goes through wg0 (WireGuard)") == true)
+
+        let down = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
+        #expect(down)
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .ip)
+        #expect(position.wantedSources.contains(where: isIP))
     }
 
     // MARK: FetchSchedule
