@@ -189,7 +189,7 @@ let package = Package(
         .target(
             name: "WiFiLocation",
             dependencies: [
-                "Location", "NetworkManager", "DBus", "ForecastModel", "Waiting",
+                "Location", "NetworkManager", "DBus", "ForecastModel", "FileStore", "Waiting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -29,24 +29,38 @@ public struct WiFiLocationProvider: LocationProvider {
 
     let geolocation: WiFiGeolocationClient
     let busAddress: String
+    /// `wifi-location.json` (``WiFiLocationMemory``); nil keeps the answers in memory only.
+    let memoryPath: String?
     let logger: Logger
     let clock: @Sendable () -> Date
 
     /// - Parameters:
     ///   - geolocation: the service to ask (``WiFiGeolocationClient``, on the daemon's HTTP client).
     ///   - busAddress: the system bus (``DBusAddress/system(environment:)``: `DBUS_SYSTEM_BUS_ADDRESS` when set).
+    ///   - memoryPath: where the answers and the rule's state are kept across restarts.
     public init(
-        geolocation: WiFiGeolocationClient, busAddress: String = DBusAddress.system(), logger: Logger,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        geolocation: WiFiGeolocationClient, busAddress: String = DBusAddress.system(), memoryPath: String?,
+        logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.geolocation = geolocation
         self.busAddress = busAddress
+        self.memoryPath = memoryPath
         self.logger = logger
         self.clock = clock
     }
 
+    /// Removes what an interrupted run left beside the memory at `path` (temporaries, old set-aside copies).
+    @discardableResult
+    public static func removeLeftovers(memoryPath path: String) -> [String] {
+        WiFiLocationMemory.file(path).removeLeftovers()
+    }
+
     public func run(_ deliver: @escaping @Sendable (LocationEvent) -> Void) async {
-        var locating = WiFiLocating(deliver: deliver)
+        // Read on the blocking thread, as it is saved: not on the event loop this task runs on.
+        let memory = await Blocking.run { [memoryPath, logger] in
+            WiFiLocationMemory.load(from: memoryPath, logger: logger)
+        }
+        var locating = WiFiLocating(rule: memory.rule, cache: memory.cache, deliver: deliver)
         while !Task.isCancelled {
             let reason: String
             do {
@@ -134,6 +148,8 @@ public struct WiFiLocationProvider: LocationProvider {
             let outcome = await geolocation.locate(request)
             let verdict = WiFiQueryRule.record(
                 outcome, for: request, state: &locating.rule, cache: &locating.cache, now: now)
+            let memory = WiFiLocationMemory(rule: locating.rule, cache: locating.cache)
+            await Blocking.run { [memoryPath, logger] in memory.save(to: memoryPath, logger: logger) }
             if let position = verdict.position {
                 locating.tell(.fix(Self.fix(position, now: now)))
                 return nil

@@ -65,13 +65,13 @@ struct WiFiLocationProviderTests {
     /// Runs a provider on `bus` asking `server`, with `body`, and stops it.
     func withProvider(
         bus: PrivateDBusDaemon, server: ReplayServer, client: HTTPClient, clock: Clock = Clock(),
-        _ body: (Events) async throws -> Void
+        memoryPath: String? = nil, _ body: (Events) async throws -> Void
     ) async throws {
         let provider = WiFiLocationProvider(
             geolocation: WiFiGeolocationClient(
                 url: server.url("/v1/geolocate"), client: client, userAgent: Self.userAgent,
                 logger: Logger(label: "test")),
-            busAddress: bus.address, logger: Logger(label: "test"), clock: { clock.now })
+            busAddress: bus.address, memoryPath: memoryPath, logger: Logger(label: "test"), clock: { clock.now })
         let events = Events()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await provider.run { events.continuation.yield($0) } }
@@ -165,6 +165,33 @@ struct WiFiLocationProviderTests {
                 #expect(bodies(server).count == 2)
                 manager.stop()
             }
+        }
+    }
+
+    @Test("Answers are kept across a restart in wifi-location.json: the same place is not asked about again")
+    func keepsAnswersAcrossRestarts() async throws {
+        try await withTemporaryDirectory("wifi-memory") { directory in
+            let memory = directory.appendingPathComponent("wifi-location.json").path
+            try await ReplayServer.withClient { server, client in
+                server.setRoute(path: "/v1/geolocate", try .fixture("geolocation/beacondb-200-position.json"))
+                try await withPrivateBus(kind: .system) { bus in
+                    let manager = try await NetworkManagerMock.start(on: bus)
+                    let wlan0 = try await manager.addWiFiDevice()
+                    try await manager.addAccessPoint(to: wlan0, name: "a", ssid: "A", bssid: "00:25:9C:CF:1C:AC")
+                    try await manager.addAccessPoint(to: wlan0, name: "b", ssid: "B", bssid: "00:25:9C:CF:1C:AE")
+                    for _ in 0..<2 {
+                        try await withProvider(bus: bus, server: server, client: client, memoryPath: memory) { events in
+                            #expect(await events.nextFix()?.coordinate == Self.berlin)
+                        }
+                    }
+                    manager.stop()
+                }
+                #expect(server.requestCount(path: "/v1/geolocate") == 1)
+            }
+            var info = stat()
+            #expect(stat(memory, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            let saved = try String(contentsOfFile: memory, encoding: .utf8)
+            #expect(saved.contains("00:25:9c:cf:1c:ac") && saved.contains("52.516275"))
         }
     }
 
