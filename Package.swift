@@ -21,7 +21,8 @@
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
 //   DesktopNotifications, NetworkManager and GeoClue → DBus → CSDBus (libsystemd's sd-bus): no forecastd types.
 //   NetworkPath (which interface carries traffic out, and whether it is a tunnel) builds on FileStore only.
-//   WiFiLocation (the Wi-Fi position source) builds on Location and NetworkManager; ForecastdCommand uses it.
+//   WiFiLocation (the Wi-Fi position source) builds on Location and NetworkManager, GeoClueLocation on Location
+//   and GeoClue; ForecastdCommand uses both.
 //   Notifications (what to notify, remembered in the state directory) builds on DesktopNotifications,
 //   ForecastModel and FileStore; the daemon uses it and Warnings.
 //   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
@@ -199,6 +200,24 @@ let package = Package(
             dependencies: [
                 "WiFiLocation", "Location", "NetworkManager", "DBus", "ForecastModel", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        /// Positions from GeoClue 2 (one fix at a time, where the desktop runs its agent).
+        .target(
+            name: "GeoClueLocation",
+            dependencies: [
+                "Location", "GeoClue", "DBus", "ForecastModel", "Waiting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GeoClueLocationTests",
+            dependencies: [
+                "GeoClueLocation", "Location", "GeoClue", "DBus", "ForecastModel", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -532,7 +551,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
-                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting", "WiFiLocation",
+                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting", "WiFiLocation", "GeoClueLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

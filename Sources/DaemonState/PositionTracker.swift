@@ -13,6 +13,8 @@ public enum LocationSourceSpec: Sendable, Hashable {
     case staticFile(path: String)
     /// `[location.wifi]`: the geolocation service to ask.
     case wifi(url: URL)
+    /// `[location.geoclue]`.
+    case geoclue
     /// `[location.ip]`: the services to ask, in order.
     case ip(endpoints: [IPLocationProvider.Endpoint])
 }
@@ -54,6 +56,10 @@ struct PositionTracker {
     private var staticAnswered = false
     private var wifiFix: LocationFix?
     private var wifiProblem: String?
+    /// Whether the Wi-Fi source has said anything since it started: until then GeoClue waits (it may ask the user).
+    private var wifiAnswered = false
+    private var geoclueFix: LocationFix?
+    private var geoclueProblem: String?
     private var ipFix: LocationFix?
     private var ipProblem: String?
     /// Whether traffic to the internet leaves through a VPN (nil until first read): while it does, an IP
@@ -108,6 +114,11 @@ struct PositionTracker {
         if old.activeWiFi != new.activeWiFi {
             wifiFix = nil
             wifiProblem = nil
+            wifiAnswered = false
+        }
+        if !new.activeGeoClue {
+            geoclueFix = nil
+            geoclueProblem = nil
         }
         if new.activeIP == nil {
             // Switched off for privacy: its position goes too.
@@ -117,6 +128,7 @@ struct PositionTracker {
         return old.pin != new.pin || old.mode != new.mode || old.activeGPSD != new.activeGPSD
             || old.staticFile != new.staticFile || (old.activeIP == nil) != (new.activeIP == nil)
             || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes || old.activeWiFi != new.activeWiFi
+            || old.activeGeoClue != new.activeGeoClue
     }
 
     /// Takes a new judgement of the way out; returns whether it changed anything.
@@ -180,20 +192,19 @@ struct PositionTracker {
             handleStaticFile(event)
         case (.staticFile, _):
             handleStaticFile(event)
-        case (.wifi, .fix(let fix)):
-            wifiFix = fix.coordinate.isPlausible ? fix : nil
-            wifiProblem = nil
-        case (.wifi, .noFix):
-            // The access points around locate nothing (too few, unknown to the service): the machine has moved
-            // on from where the last answer put it.
-            wifiFix = nil
-            wifiProblem = nil
-        case (.wifi, .unavailable(_, let reason)):
-            // NetworkManager or the bus is gone: nothing says the machine is still where the access points were.
-            wifiFix = nil
-            wifiProblem = reason
-        case (.wifi, .connected):
-            wifiProblem = nil
+        case (.wifi, _) where !wifiAnswered:
+            wifiAnswered = true
+            handleWiFi(event)
+        case (.wifi, _):
+            handleWiFi(event)
+        case (.geoclue, .fix(let fix)):
+            geoclueFix = fix.coordinate.isPlausible ? fix : nil
+            geoclueProblem = nil
+        case (.geoclue, .unavailable(_, let reason)):
+            // Its last fix stays, as IP's does: GeoClue not answering now says nothing of where the machine is.
+            geoclueProblem = reason
+        case (.geoclue, _):
+            break
         case (.ip, .fix(let fix)):
             ipFix = fix.coordinate.isPlausible ? fix : nil
             ipProblem = nil
@@ -202,6 +213,25 @@ struct PositionTracker {
             ipProblem = reason
         case (.ip, _), (.pinned, _), (.city, _):
             break
+        }
+    }
+
+    private mutating func handleWiFi(_ event: LocationEvent) {
+        switch event {
+        case .fix(let fix):
+            wifiFix = fix.coordinate.isPlausible ? fix : nil
+            wifiProblem = nil
+        case .noFix:
+            // The access points around locate nothing (too few, unknown to the service): the machine has moved
+            // on from where the last answer put it.
+            wifiFix = nil
+            wifiProblem = nil
+        case .unavailable(_, let reason):
+            // NetworkManager or the bus is gone: nothing says the machine is still where the access points were.
+            wifiFix = nil
+            wifiProblem = reason
+        case .connected:
+            wifiProblem = nil
         }
     }
 
@@ -261,11 +291,14 @@ struct PositionTracker {
         // receiver or a static file never tells a service its address.
         wantedSources = Self.wantedSources(
             settings, chosen: sourceChosen, gpsdLocating: locating,
-            stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: behindVPN != nil)
+            stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: behindVPN != nil,
+            wifiUndecided: settings.activeWiFi != nil && !wifiAnswered)
         if !wantedSources.contains(where: { if case .wifi = $0 { true } else { false } }) {
             // Stopped (gpsd knows better): its last answer would be stale by the time it counts again.
             wifiFix = nil
+            wifiAnswered = false
         }
+        if !wantedSources.contains(.geoclue) { geoclueFix = nil }
         return before.0 != chosen || before.1 != locating
     }
 
@@ -303,7 +336,7 @@ struct PositionTracker {
 
     static func wantedSources(
         _ settings: Settings.Location, chosen: LocationFix?, gpsdLocating: Bool = false, stillLocating: Bool,
-        behindVPN: Bool = false
+        behindVPN: Bool = false, wifiUndecided: Bool = false
     ) -> Set<LocationSourceSpec> {
         var wanted: Set<LocationSourceSpec> = []
         guard settings.mode == .auto else { return wanted }
@@ -312,7 +345,11 @@ struct PositionTracker {
         // Wi-Fi runs unless gpsd knows the position (or may yet, within its start-up grace): it asks the service
         // only when the access points mean a new place, so running costs nothing while the machine stays put.
         if let url = settings.activeWiFi, chosen?.source != .gpsd, !gpsdLocating { wanted.insert(.wifi(url: url)) }
-        let betterSourceKnows = chosen.map { [.gpsd, .wifi, .staticFile].contains($0.source) } ?? false
+        // GeoClue only once Wi-Fi has had its say: its agent may ask the user, which a Wi-Fi answer a second later
+        // would have made needless.
+        let betterThanGeoClue = chosen.map { [.gpsd, .wifi, .staticFile].contains($0.source) } ?? false
+        if settings.activeGeoClue, !betterThanGeoClue, !stillLocating, !wifiUndecided { wanted.insert(.geoclue) }
+        let betterSourceKnows = chosen.map { [.gpsd, .wifi, .staticFile, .geoclue].contains($0.source) } ?? false
         // Behind a VPN the service would see the VPN's exit: not asked at all.
         if let ip = settings.activeIP, !betterSourceKnows, !stillLocating, !behindVPN {
             wanted.insert(.ip(endpoints: ip.services.map { IPLocationProvider.Endpoint(service: $0, url: ip.url(for: $0)) }))
@@ -332,6 +369,7 @@ struct PositionTracker {
             gpsd: settings.activeGPSD == nil ? nil : gpsdFix,
             wifi: settings.activeWiFi == nil ? nil : wifiFix,
             staticFile: settings.staticFile == nil ? nil : staticFix,
+            geoclue: settings.activeGeoClue ? geoclueFix : nil,
             ip: settings.activeIP == nil || behindVPN != nil ? nil : ipFix,
             pin: settings.pin.map {
                 LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
@@ -353,6 +391,7 @@ struct PositionTracker {
             auto ? locateGPSD(now: now) : off(.gpsd, "not used: the mode is pinned"),
             auto ? locateWiFi(now: now) : off(.wifi, "not used: the mode is pinned"),
             auto ? locateStaticFile(now: now) : off(.staticFile, "not used: the mode is pinned"),
+            auto ? locateGeoClue(now: now) : off(.geoclue, "not used: the mode is pinned"),
             auto ? locateIP(now: now) : off(.ip, "not used: the mode is pinned"),
             locatePin(now: now),
         ]
@@ -404,6 +443,21 @@ struct PositionTracker {
                 detail: running
                     ? "the access points NetworkManager knows locate nothing (too few, or unknown to the service)"
                     : "not asked: gpsd knows the position")
+        }
+    }
+
+    private func locateGeoClue(now: Date) -> LocateSource {
+        guard settings.activeGeoClue else { return off(.geoclue, "switched off ([location.geoclue] enabled = false)") }
+        let name = LocationSource.geoclue.rawValue
+        if let fix = geoclueFix {
+            return entry(.geoclue, fix, "the desktop's location service", now: now)
+        } else if let problem = geoclueProblem {
+            return LocateSource(source: name, state: .problem, used: false, detail: problem)
+        } else {
+            let running = wantedSources.contains(.geoclue)
+            return LocateSource(
+                source: name, state: .none, used: false,
+                detail: running ? "asking GeoClue" : "not asked: a better source knows the position, or Wi-Fi has not answered yet")
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// The rule that picks the position to forecast for from what each source knows. Pure: no I/O, no clock.
 ///
 /// In `auto` mode, in this order: a fresh gpsd fix; the last gpsd fix while it is recent; Wi-Fi positioning;
-/// the static file; IP geolocation; the pin. In `pinned` mode only the pin counts. A position that is not plausible
+/// the static file; GeoClue; IP geolocation; the pin. In `pinned` mode only the pin counts. A position that is not plausible
 /// (NaN, out of range, (0, 0)) is never chosen, whatever its source.
 public struct LocationPolicy: Sendable, Hashable {
     /// What each source knows now (nil: nothing).
@@ -12,16 +12,18 @@ public struct LocationPolicy: Sendable, Hashable {
         public var gpsd: LocationFix?
         public var wifi: LocationFix?
         public var staticFile: LocationFix?
+        public var geoclue: LocationFix?
         public var ip: LocationFix?
         public var pin: LocationFix?
 
         public init(
-            gpsd: LocationFix? = nil, wifi: LocationFix? = nil, staticFile: LocationFix? = nil, ip: LocationFix? = nil,
-            pin: LocationFix? = nil
+            gpsd: LocationFix? = nil, wifi: LocationFix? = nil, staticFile: LocationFix? = nil,
+            geoclue: LocationFix? = nil, ip: LocationFix? = nil, pin: LocationFix? = nil
         ) {
             self.gpsd = gpsd
             self.wifi = wifi
             self.staticFile = staticFile
+            self.geoclue = geoclue
             self.ip = ip
             self.pin = pin
         }
@@ -105,6 +107,10 @@ public struct LocationPolicy: Sendable, Hashable {
         }
         if let fix = usable(candidates.staticFile) {
             return Choice(fix: fix, reason: "\(gpsdState); using the static file")
+        }
+        if let fix = usable(candidates.geoclue) {
+            let accuracy = fix.accuracyMeters.map { ", ±\(Int($0.rounded())) m" } ?? ""
+            return Choice(fix: fix, reason: "\(gpsdState) and there is no static file; using GeoClue\(accuracy)")
         }
         if let fix = usable(candidates.ip) {
             return Choice(fix: fix, reason: "\(gpsdState) and there is no static file; using IP geolocation (approximate)")

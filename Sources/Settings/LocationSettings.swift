@@ -33,8 +33,16 @@ extension Settings {
         public var gpsd = Gpsd()
         /// `[location.wifi]`.
         public var wifi = WiFiGeolocation()
+        /// `[location.geoclue]`.
+        public var geoclue = GeoClue()
         /// `[location.ip]`.
         public var ip = IPGeolocation()
+    }
+
+    /// `[location.geoclue]`: GeoClue 2, the desktop's location service, where its agent runs.
+    public struct GeoClue: Sendable, Hashable {
+        /// `enabled`.
+        public var enabled = true
     }
 
     /// `[location.wifi]`: the position of the Wi-Fi access points NetworkManager knows, located by an
@@ -104,7 +112,8 @@ extension Settings {
                 """
                 How forecastd decides where it is:
                   "auto"    a fresh gpsd fix first; without one, the last gpsd fix while it is recent, then
-                            Wi-Fi positioning, then the static file, then IP geolocation, then the pin below;
+                            Wi-Fi positioning, then the static file, then GeoClue, then IP geolocation, then
+                            the pin below;
                   "pinned"  the pin only (then the [location.pin] table is required).
                 """),
             .key(
@@ -189,6 +198,19 @@ extension Settings {
                 """
                 The geolocation service's endpoint (Ichnaea's interface), an http or https URL: beaconDB's by
                 default; change it for another Ichnaea-compatible service or a test server.
+                """),
+        ])
+
+    static let geoclueTable = SettingsTable.Table(
+        ["location", "geoclue"], \Settings.location.geoclue,
+        [
+            .key(
+                "enabled", \.enabled, .boolean, .live,
+                """
+                Whether to ask GeoClue, the desktop's location service (GNOME and KDE run its agent, which
+                may ask you first), for one position when gpsd, Wi-Fi and the static file know nothing; asked
+                again after an hour. Without an agent (a tiling window manager's session, as a rule) it is
+                skipped with one log line.
                 """),
         ])
 

@@ -6,6 +6,7 @@ import DaemonState
 import FileStore
 import ForecastModel
 import Foundation
+import GeoClueLocation
 import Location
 import Logging
 import NIOCore
@@ -249,6 +250,8 @@ public struct DaemonComposition: Sendable {
                     geolocation: WiFiGeolocationClient(
                         url: url, client: httpClient, userAgent: Self.userAgent.daemon, logger: logger),
                     memoryPath: wifiMemoryPath, logger: logger)
+            case .geoclue:
+                GeoClueLocationProvider(logger: logger)
             case .ip(let endpoints):
                 IPLocationProvider(
                     endpoints: endpoints,

@@ -117,7 +117,7 @@ struct StatePartsTests {
         #expect(position.reason == "gpsd has no fix; using Wi-Fi positioning, ±5 m")
         #expect(!position.wantedSources.contains(where: isIP))
         let locate = position.locate(now: afterGrace)
-        #expect(locate.sources.map(\.source) == ["gpsd", "wifi", "static_file", "ip", "pinned"])
+        #expect(locate.sources.map(\.source) == ["gpsd", "wifi", "static_file", "geoclue", "ip", "pinned"])
         #expect(locate.sources.first { $0.source == "wifi" }?.used == true)
 
         // A fresh gpsd fix wins, and Wi-Fi stops (its position goes with it).
@@ -131,6 +131,33 @@ struct StatePartsTests {
         position.judge(now: later)
         #expect(position.wantedSources.contains(where: isWiFi))
         #expect(position.chosen?.fix.source == .ip)
+    }
+
+    @Test("GeoClue waits for Wi-Fi's answer, comes after the static file and before IP, and stops when Wi-Fi knows")
+    func trackerOrdersGeoClue() {
+        var settings = configuration(gpsd: false, ip: true)
+        settings.wifi.enabled = true
+        settings.geoclue.enabled = true
+        var position = tracker(settings)
+        position.judge(now: start)
+        // Wi-Fi has not answered yet: GeoClue, which may ask the user, is not started for nothing.
+        #expect(position.wantedSources.contains { if case .wifi = $0 { true } else { false } })
+        #expect(!position.wantedSources.contains(.geoclue))
+        position.handle(.noFix(source: .wifi))
+        position.judge(now: start)
+        #expect(position.wantedSources.contains(.geoclue))
+
+        position.handle(.fix(fix(40.7128, -74.006, source: .ip, at: start)))
+        position.handle(.fix(fix(48.8584, 2.2945, source: .geoclue, at: start)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .geoclue)
+        #expect(position.reason == "gpsd has no fix and there is no static file; using GeoClue, ±5 m")
+        #expect(!position.wantedSources.contains { if case .ip = $0 { true } else { false } })
+
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .wifi)
+        #expect(!position.wantedSources.contains(.geoclue))
     }
 
     @Test("Wi-Fi saying 'no position here' or NetworkManager going away drops its position at once")
