@@ -178,4 +178,24 @@ struct SystemBusTests {
             peer.stop()
         }
     }
+
+    @Test("A call sent just before close still goes out: what a client says on its way out is not lost")
+    func sendThenClose() async throws {
+        try await withPrivateBus(kind: .system) { bus in
+            let peer = try await startEchoPeer(on: bus)
+            try await peer.addEcho("Note", signature: "s")
+            let called = try await peer.methodCalledSignals(on: peer.control)
+            for round in 0..<20 {
+                let client = try await DBusConnection.connect(address: bus.address)
+                try client.send(
+                    DBusMethodCall(
+                        destination: peer.name, path: peer.path, interface: "org.forecastd.Echo", member: "Note",
+                        arguments: [.string("bye \(round)")]))
+                await client.close()
+                for try await signal in called where signal.body.first == .string("Note") { break }
+            }
+            #expect(try await peer.calls(of: "Note").count == 20)
+            peer.stop()
+        }
+    }
 }
