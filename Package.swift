@@ -372,7 +372,7 @@ let package = Package(
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
                 "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
-                "NetworkPath",
+                "NetworkPath", "NetworkManager", "DBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -386,6 +386,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "DaemonState", "TestSupport", "Settings", "Location", "ForecastModel",
                 "WeatherProviders", "Notifications", "DesktopNotifications", "NetworkPath", "CSystemEvents",
+                "NetworkManager", "DBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -3,7 +3,9 @@ import DaemonState
 import Foundation
 import Glibc
 import Logging
+import DBus
 import NIOConcurrencyHelpers
+import NetworkManager
 import NetworkPath
 import ServiceLifecycle
 import Waiting
@@ -171,24 +173,34 @@ public struct WakeService: Service, CustomStringConvertible {
     let logger: Logger
     let jitter: Duration
     let pathReader: NetworkPathReader
+    /// The system bus, where NetworkManager says which VPN connections carry the default route (its IPsec and other
+    /// plugins' VPNs need no tunnel interface of their own); nil: NetworkManager is not asked.
+    let networkManagerBus: String?
+    /// The names of NetworkManager's activated VPNs carrying the default route, as last read.
+    private let networkManagerVPNs = NIOLockedValueBox<[String]>([])
+
+    /// How long after the system bus could not be reached (or was lost) it is tried again.
+    static let reconnectDelay: Duration = .seconds(300)
 
     public init(
         state: ForecastState, logger: Logger, jitter: Duration = .seconds(5),
-        pathReader: NetworkPathReader = NetworkPathReader()
+        pathReader: NetworkPathReader = NetworkPathReader(), networkManagerBus: String? = DBusAddress.system()
     ) {
         self.state = state
         self.logger = logger
         self.jitter = jitter
         self.pathReader = pathReader
+        self.networkManagerBus = networkManagerBus
     }
 
     public var description: String { "WakeService" }
 
     /// Reads the way out (files and a few syscalls: on the blocking thread) and hands the verdict to the state.
     func judgePath() async {
+        let vpns = networkManagerVPNs.withLockedValue { $0 }
         let (verdict, problems) = await Blocking.run { [pathReader] in
             let path = pathReader.read()
-            return (VPNVerdict.judge(path: path, networkManagerVPNs: []), path.problems)
+            return (VPNVerdict.judge(path: path, networkManagerVPNs: vpns), path.problems)
         }
         for problem in problems.prefix(4) {
             logger.debug("The way out could not be read in full.", metadata: ["error": "\(problem)"])
@@ -207,10 +219,64 @@ public struct WakeService: Service, CustomStringConvertible {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { for await _ in watch.pathChanges { await judgePath() } }
+                group.addTask { await followNetworkManager() }
                 await follow(watch.events)
                 group.cancelAll()
             }
         }
+    }
+
+    /// Follows NetworkManager's active connections on the system bus until cancelled, judging the way out again
+    /// whenever they change. A system bus lost is tried again after ``reconnectDelay``; one that cannot be reached
+    /// at all is left alone (a machine without one, a container, gets no timer for it).
+    func followNetworkManager() async {
+        guard let address = networkManagerBus else { return }
+        while !Task.isCancelled {
+            let reason: String
+            do {
+                let bus: DBusConnection
+                do {
+                    bus = try await DBusConnection.connect(address: address)
+                } catch {
+                    logger.debug(
+                        "The system bus cannot be reached; NetworkManager's VPNs are not followed.",
+                        metadata: ["error": "\(error)"])
+                    return
+                }
+                let client = NetworkManagerClient(bus: bus)
+                do {
+                    try await client.followChanges(
+                        ready: { await readVPNs(client) },
+                        handle: { changes in
+                            if !changes.isDisjoint(with: [.connections, .owner, .missed]) { await readVPNs(client) }
+                        })
+                    reason = "stopped"
+                } catch {
+                    reason = "\(error)"
+                }
+                await bus.close()
+            }
+            if Task.isCancelled { return }
+            logger.debug(
+                "NetworkManager's VPN connections cannot be followed for now.",
+                metadata: ["error": "\(reason)", "retry_s": "\(Self.reconnectDelay.components.seconds)"])
+            do {
+                try await Alarm.sleep(for: Self.reconnectDelay)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Reads NetworkManager's VPNs carrying the default route (none when it is not running) and, when they changed,
+    /// judges the way out again.
+    private func readVPNs(_ client: NetworkManagerClient) async {
+        let names = (try? await client.activeConnections().defaultRouteVPNs.map(\.name)) ?? []
+        let changed = networkManagerVPNs.withLockedValue { known in
+            defer { known = names }
+            return known != names
+        }
+        if changed { await judgePath() }
     }
 
     /// Judges everything again, after the jitter, for each network or clock event, until they end.

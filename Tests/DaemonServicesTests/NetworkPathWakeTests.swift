@@ -66,6 +66,54 @@ struct NetworkPathWakeTests {
         }
     }
 
+    @Test("A NetworkManager VPN with no tunnel of its own (an IPsec plugin's) carrying the default route is a VPN too")
+    func networkManagerVPN() async throws {
+        try await withTemporaryDirectory("vpn-nm") { directory in
+            try await withPrivateBus(kind: .system) { bus in
+                let manager = try await NetworkManagerMock.start(on: bus)
+                var settings = Settings.testing(pin: Coordinate(latitude: -34.9011, longitude: -56.1645), gpsd: false)
+                settings.location.ip.enabled = true
+                let clock = self.clock
+                let state = ForecastState(
+                    settings: settings, places: FixedPlaces(), logger: Logger(label: "test"), clock: { clock.now })
+                await state.handle(
+                    .fix(
+                        LocationFix(
+                            coordinate: Coordinate(latitude: 40.7128, longitude: -74.006), source: .ip,
+                            accuracyMeters: 15_000, receivedAt: clock.now)))
+                let service = WakeService(
+                    state: state, logger: Logger(label: "test"), pathReader: try writeTree(directory, defaultThrough: "wlan0"),
+                    networkManagerBus: bus.address)
+                await service.judgePath()
+                #expect(await state.report.location?.source == "ip")
+
+                let following = Task { await service.followNetworkManager() }
+                defer { following.cancel() }
+                let office = try await manager.activateConnection(name: "Office VPN", type: "vpn")
+                #expect(try await waitUntil { await state.report.location?.source == "pinned" })
+                let ip = await state.locate().sources.first { $0.source == "ip" }
+                #expect(ip?.detail.contains("NetworkManager's VPN connection \u{201C}Office VPN\u{201D} carries the default route") == true)
+
+                let wlan0 = try await manager.addWiFiDevice()
+                try await manager.deactivate(office, device: wlan0)
+                #expect(try await waitUntil { await state.report.location?.source == "ip" })
+                following.cancel()
+                await following.value
+                manager.stop()
+            }
+        }
+    }
+
+    /// Waits (far longer than a loaded machine needs) until `condition` holds; false when it never did.
+    func waitUntil(_ condition: () async -> Bool) async throws -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     @Test(
         "The route socket says a tunnel's routes coming and going changed the way out; only their coming may be the network's return",
         .enabled(if: NetworkNamespace.unavailableReason == nil, "network namespaces: \(NetworkNamespace.unavailableReason ?? "")"))
