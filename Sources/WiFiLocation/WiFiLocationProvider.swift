@@ -17,8 +17,9 @@ import Waiting
 /// a device coming or going, NetworkManager starting), and ``WiFiQueryRule`` decides whether that is worth a request:
 /// a new place is asked about at once, the same place at most once in ten minutes, a place answered before not at
 /// all (``WiFiAnswerCache``), and never while the service's `Retry-After` holds. The one timer is armed for the
-/// moment the rule says a held-back request falls due. When the system bus cannot be reached, it is tried again
-/// after ``reconnectDelay``; NetworkManager leaving the bus and coming back is followed through its name's owner.
+/// moment the rule says a held-back request falls due. A system bus lost is tried again after ``reconnectDelay``;
+/// one that cannot be reached at all is not (the source returns, with no timer left behind). NetworkManager leaving
+/// the bus and coming back is followed through its name's owner.
 ///
 /// Events: a ``LocationEvent/fix(_:)`` with source ``LocationSource/wifi`` and the service's accuracy; a
 /// ``LocationEvent/noFix(source:)`` when too few access points can be sent or the service knows none of them; a
@@ -61,10 +62,12 @@ public struct WiFiLocationProvider: LocationProvider {
             WiFiLocationMemory.load(from: memoryPath, logger: logger)
         }
         var locating = WiFiLocating(rule: memory.rule, cache: memory.cache, deliver: deliver)
+        var connectedOnce = false
         while !Task.isCancelled {
             let reason: String
             do {
                 let bus = try await DBusConnection.connect(address: busAddress)
+                connectedOnce = true
                 reason = await follow(NetworkManagerClient(bus: bus), &locating)
                 await bus.close()
             } catch {
@@ -72,6 +75,13 @@ public struct WiFiLocationProvider: LocationProvider {
             }
             if Task.isCancelled { return }
             locating.tell(.unavailable(source: .wifi, reason: reason))
+            guard connectedOnce else {
+                // No system bus at all (a container, a machine without D-Bus): it will not appear, so no timer is
+                // kept for it; the source is started afresh when the daemon next wants it.
+                logger.notice(
+                    "Wi-Fi positioning is not available: there is no system bus.", metadata: ["error": "\(reason)"])
+                return
+            }
             logger.warning(
                 "Wi-Fi positioning waits for the system bus.",
                 metadata: ["error": "\(reason)", "retry_s": "\(Self.reconnectDelay.components.seconds)"])

@@ -195,6 +195,39 @@ struct WiFiLocationProviderTests {
         }
     }
 
+    @Test("No system bus at all: unavailable once, and the source ends, keeping no timer")
+    func noSystemBus() async throws {
+        try await withTemporaryDirectory("no-bus") { directory in
+            try await ReplayServer.withClient { server, client in
+                let provider = WiFiLocationProvider(
+                    geolocation: WiFiGeolocationClient(
+                        url: server.url("/v1/geolocate"), client: client, userAgent: Self.userAgent,
+                        logger: Logger(label: "test")),
+                    busAddress: "unix:path=" + directory.path + "/absent", memoryPath: nil, logger: Logger(label: "test"))
+                let events = Events()
+                let ended = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        await provider.run { events.continuation.yield($0) }
+                        return true
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(30))
+                        return false
+                    }
+                    let first = await group.next() ?? false
+                    group.cancelAll()
+                    return first
+                }
+                #expect(ended)
+                guard case .unavailable(.wifi, let reason) = await events.next(within: 1) else {
+                    Issue.record("expected the Wi-Fi source unavailable")
+                    return
+                }
+                #expect(reason.contains("cannot be reached"))
+            }
+        }
+    }
+
     @Test("NetworkManager absent, then started: unavailable first, then located when it takes its name")
     func networkManagerStartsLater() async throws {
         try await ReplayServer.withClient { server, client in
