@@ -90,7 +90,9 @@ struct PositionTracker {
         locating = settings.mode == .auto && settings.activeGPSD != nil
         // gpsd gets its start-up grace before IP geolocation is considered.
         wantedSources = Self.wantedSources(
-            settings, chosen: nil, stillLocating: settings.activeGPSD != nil || settings.staticFile != nil)
+            settings, chosen: nil, gpsdLocating: locating,
+            stillLocating: settings.activeGPSD != nil || settings.staticFile != nil,
+            wifiUndecided: settings.activeWiFi != nil)
     }
 
     /// Follows new settings: a source whose settings changed starts afresh, one switched off forgets

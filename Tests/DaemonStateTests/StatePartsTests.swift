@@ -103,7 +103,8 @@ struct StatePartsTests {
         var position = tracker(settings)
         let isWiFi: (LocationSourceSpec) -> Bool = { if case .wifi = $0 { true } else { false } }
         let isIP: (LocationSourceSpec) -> Bool = { if case .ip = $0 { true } else { false } }
-        // Within gpsd's start-up grace neither runs; after it both do, until one knows.
+        // Within gpsd's start-up grace neither runs, from the first moment; after it both do, until one knows.
+        #expect(!position.wantedSources.contains(where: isWiFi))
         position.judge(now: start)
         #expect(!position.wantedSources.contains(where: isWiFi))
         let afterGrace = start.addingTimeInterval(11)
