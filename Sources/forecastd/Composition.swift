@@ -7,6 +7,7 @@ import Fetching
 import FileStore
 import ForecastModel
 import Foundation
+import GeoClueLocation
 import Location
 import Logging
 import NIOCore
@@ -16,6 +17,7 @@ import ServiceLifecycle
 import Settings
 import Systemd
 import Waiting
+import WiFiLocation
 import WeatherProviders
 
 #if canImport(Glibc)
@@ -82,6 +84,8 @@ public struct DaemonComposition: Sendable {
         removed += NotificationStore(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent().path, logger: logger)
             .removeLeftovers()
         removed += IPLocationProvider.removeLeftovers(cachePath: ipCachePath)
+        removed += WiFiLocationProvider.removeLeftovers(
+            memoryPath: URL(fileURLWithPath: ipCachePath).deletingLastPathComponent().path + "/wifi-location.json")
         removed += Leftovers.removeTemporaries(of: statusFile)
         removed += Leftovers.removeOrphans(
             prefix: ".forecastd.sock.", in: URL(fileURLWithPath: socketPath).deletingLastPathComponent().path)
@@ -174,6 +178,7 @@ public struct DaemonComposition: Sendable {
 
     /// The last IP lookup survives restarts, so restarting never means another lookup within the hour.
     private var ipCachePath: String { settings.stateDirectory + "/ip-location.json" }
+    private var wifiMemoryPath: String { settings.stateDirectory + "/wifi-location.json" }
 
     /// The socket's limits and access, and the handlers of the requests that act (the reloader's).
     private func socketOptions(
@@ -236,6 +241,7 @@ public struct DaemonComposition: Sendable {
     private func locationService(state: ForecastState, httpClient: HTTPClient) -> LocationService {
         let logger = self.logger
         let ipCachePath = self.ipCachePath
+        let wifiMemoryPath = self.wifiMemoryPath
         return LocationService(state: state) { source in
             switch source {
             case .gpsd(let gpsd, let maxFixAge):
@@ -244,6 +250,13 @@ public struct DaemonComposition: Sendable {
                     handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
             case .staticFile(let path):
                 StaticFileLocationProvider(path: path)
+            case .wifi(let url):
+                WiFiLocationProvider(
+                    geolocation: WiFiGeolocationClient(
+                        url: url, client: httpClient, userAgent: Self.userAgent.daemon, logger: logger),
+                    memoryPath: wifiMemoryPath, logger: logger)
+            case .geoclue:
+                GeoClueLocationProvider(logger: logger)
             case .ip(let endpoints):
                 IPLocationProvider(
                     endpoints: endpoints,

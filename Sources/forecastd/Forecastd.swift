@@ -36,6 +36,12 @@ struct Forecastd: AsyncParsableCommand {
               FORECASTD_IP_GEOLOCATION
                   off (or 0, no, false) turns IP geolocation off when no settings file
                   is found.
+              FORECASTD_WIFI_GEOLOCATION
+                  off (or 0, no, false) turns Wi-Fi positioning off when no settings
+                  file is found.
+              DBUS_SYSTEM_BUS_ADDRESS
+                  The system bus, where NetworkManager is asked for the Wi-Fi access
+                  points (default unix:path=/run/dbus/system_bus_socket).
               FORECASTD_GAZETTEER
                   The place data to use instead of the installed gazetteer.bin; it must
                   exist.
