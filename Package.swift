@@ -19,9 +19,12 @@
 //   through its bounded reader, and every refusal that names a size writes it with its ByteCount.
 //   CitiesCSV (favourites as CSV) builds on Settings; History (the SQLite database of favourites'
 //   readings) on ForecastModel only, so the daemon writes it and forecastctl reads it.
-//   DesktopNotifications → DBus → CSDBus (libsystemd's sd-bus): no forecastd types, so other D-Bus clients
-//   (NetworkManager, logind) can build on DBus too. Notifications (what to notify, remembered in the state
-//   directory) builds on DesktopNotifications, ForecastModel and FileStore; the daemon uses it and Warnings.
+//   DesktopNotifications, NetworkManager and GeoClue → DBus → CSDBus (libsystemd's sd-bus): no forecastd types.
+//   NetworkPath (which interface carries traffic out, and whether it is a tunnel) builds on FileStore only.
+//   WiFiLocation (the Wi-Fi position source) builds on Location and NetworkManager, GeoClueLocation on Location
+//   and GeoClue; ForecastdCommand uses both.
+//   Notifications (what to notify, remembered in the state directory) builds on DesktopNotifications,
+//   ForecastModel and FileStore; the daemon uses it and Warnings.
 //   MapPicker (forecastctl pick's page and its server on 127.0.0.1) builds on Gazetteer, Localization and SwiftNIO;
 //   forecastctl uses it.
 //   MQTT → CMosquitto (libmosquitto) and Waiting (its socket is a source of the descriptor waiter): no forecastd
@@ -184,6 +187,45 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        /// Positions from the Wi-Fi access points NetworkManager already knows (read on the system bus, no
+        /// privileges), located by an Ichnaea-compatible service (beaconDB) through Location's
+        /// WiFiGeolocationClient, asked by WiFiQueryRule: once per place, on NetworkManager's signals.
+        .target(
+            name: "WiFiLocation",
+            dependencies: [
+                "Location", "NetworkManager", "DBus", "ForecastModel", "FileStore", "Waiting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WiFiLocationTests",
+            dependencies: [
+                "WiFiLocation", "Location", "NetworkManager", "DBus", "ForecastModel", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        /// Positions from GeoClue 2 (one fix at a time, where the desktop runs its agent).
+        .target(
+            name: "GeoClueLocation",
+            dependencies: [
+                "Location", "GeoClue", "DBus", "ForecastModel", "Waiting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GeoClueLocationTests",
+            dependencies: [
+                "GeoClueLocation", "Location", "GeoClue", "DBus", "ForecastModel", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // MARK: HTTP
 
         /// The one way forecastd talks HTTP (`Fetcher`): a deadline for the whole exchange, the User-Agent,
@@ -212,6 +254,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+
+        // MARK: Network path
+
+        /// Which interface carries traffic to the internet (the kernel's own choice, the route tables) and whether it
+        /// is a tunnel: what decides that an IP geolocation answer is a VPN's exit, not a place.
+        .target(name: "NetworkPath", dependencies: ["FileStore"], swiftSettings: strict),
+        .testTarget(name: "NetworkPathTests", dependencies: ["NetworkPath", "TestSupport"], swiftSettings: strict),
 
         // MARK: Weather providers
 
@@ -302,7 +351,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Waiting",
+                "Localization", "Waiting", "NetworkPath",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -312,7 +361,7 @@ let package = Package(
         .testTarget(
             name: "DaemonStateTests",
             dependencies: [
-                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport",
+                "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport", "NetworkPath",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -326,7 +375,7 @@ let package = Package(
             dependencies: [
                 "DaemonState", "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Warnings",
                 "Notifications", "History", "Systemd", "Rendering", "Control", "CSystemEvents", "Executors", "Waiting",
-                "MQTT", "MQTTPayloads",
+                "MQTT", "MQTTPayloads", "NetworkPath", "NetworkManager", "DBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -339,7 +388,8 @@ let package = Package(
             name: "DaemonServicesTests",
             dependencies: [
                 "DaemonServices", "DaemonState", "TestSupport", "Settings", "Location", "ForecastModel",
-                "WeatherProviders", "Notifications", "DesktopNotifications",
+                "WeatherProviders", "Notifications", "DesktopNotifications", "FileStore", "NetworkPath",
+                "CSystemEvents", "NetworkManager", "DBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -385,6 +435,15 @@ let package = Package(
         /// each connection a source of Waiting's descriptor waiter (no thread of its own).
         .target(name: "DBus", dependencies: ["CSDBus", "Waiting"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "Waiting"], swiftSettings: strict),
+        /// NetworkManager over the system bus, read without privileges: Wi-Fi devices, the access points of their
+        /// scans, the active connections (VPNs among them), and the signals that say when these change.
+        .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "TestSupport"],
+            swiftSettings: strict),
+        /// GeoClue 2 over the system bus: one position from the desktop's location service, where its agent runs.
+        .target(name: "GeoClue", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(name: "GeoClueTests", dependencies: ["GeoClue", "DBus", "TestSupport"], swiftSettings: strict),
         /// The freedesktop desktop notifications client (org.freedesktop.Notifications, spec 1.2).
         .target(name: "DesktopNotifications", dependencies: ["DBus", "Localization"], swiftSettings: strict),
         .testTarget(
@@ -520,7 +579,7 @@ let package = Package(
             dependencies: [
                 "DaemonServices", "ControlServer", "DaemonState", "Settings", "Control", "Gazetteer", "CGPSVersion",
                 "ForecastModel", "FileStore", "Location", "WeatherProviders", "Warnings", "Notifications",
-                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting",
+                "DesktopNotifications", "Systemd", "Executors", "Fetching", "Waiting", "WiFiLocation", "GeoClueLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -30,9 +30,15 @@ static inline int sysev_open_route_socket(void) {
     return fd;
 }
 
-/// Reads every pending message of the route socket. Returns 1 when one of them says the network may be
-/// back (an address or a route added, a link up and running), 0 when none does, -1 with errno on failure
-/// (ENOBUFS: messages were lost, which the caller takes as a change).
+// What a batch of route socket messages said (sysev_drain_route_socket's bits).
+/// The network may be back: an address or a route added, a link up and running.
+#define SYSEV_NETWORK_BACK 1
+/// The way traffic leaves may have changed: a route added or removed, a link added, changed or removed (a VPN's
+/// tunnel coming or going).
+#define SYSEV_PATH_CHANGED 2
+
+/// Reads every pending message of the route socket. Returns the bits of what they said (0 when nothing that
+/// matters), -1 with errno on failure (ENOBUFS: messages were lost, which the caller takes as every change).
 static inline int sysev_drain_route_socket(int fd) {
     char buffer[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
     int returned = 0;
@@ -49,12 +55,19 @@ static inline int sysev_drain_route_socket(int fd) {
              header = NLMSG_NEXT(header, remaining)) {
             switch (header->nlmsg_type) {
             case RTM_NEWADDR:
+                returned |= SYSEV_NETWORK_BACK;
+                break;
             case RTM_NEWROUTE:
-                returned = 1;
+                returned |= SYSEV_NETWORK_BACK | SYSEV_PATH_CHANGED;
+                break;
+            case RTM_DELROUTE:
+            case RTM_DELLINK:
+                returned |= SYSEV_PATH_CHANGED;
                 break;
             case RTM_NEWLINK: {
                 struct ifinfomsg *link = NLMSG_DATA(header);
-                if ((link->ifi_flags & IFF_UP) && (link->ifi_flags & IFF_RUNNING)) returned = 1;
+                if ((link->ifi_flags & IFF_UP) && (link->ifi_flags & IFF_RUNNING)) returned |= SYSEV_NETWORK_BACK;
+                returned |= SYSEV_PATH_CHANGED;
                 break;
             }
             default:

@@ -106,7 +106,11 @@ final class BusSource: WaitSource, @unchecked Sendable {
         lock.withLock { stopRequested = true }
         waiter.execute { [self] in
             // While connecting, `opened` closes what the connect returns.
-            if case .open = phase { end(.closed) }
+            guard case .open = phase else { return }
+            // What was sent and not yet written (a `send` just before: GeoClue's Stop) goes out first, as far as
+            // the socket takes it without waiting: sd_bus_process writes the queue before anything else.
+            process()
+            end(.closed)
         }
     }
 
@@ -146,8 +150,9 @@ final class BusSource: WaitSource, @unchecked Sendable {
     // MARK: On the waiter's thread
 
     private func run(_ job: (BusState) -> Void) {
-        // A stop asked before this job ran wins: the job then fails at once rather than sending anything.
-        if case .open = phase, lock.withLock({ stopRequested }) { end(.closed) }
+        // Jobs run in the order they were handed over, and ``stop()``'s work is queued behind those accepted before
+        // it: a message sent just before a close goes out (the close writes it), and a call made just before fails
+        // with `.closed` when the close comes. Jobs accepted after it find the connection ended.
         // Jobs come only from a `DBusConnection`, which exists only once the connection was made.
         guard let state = phase.state else { return assertionFailure("A bus job arrived before the connection.") }
         job(state)

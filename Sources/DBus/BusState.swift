@@ -62,6 +62,14 @@ final class BusState {
         records[token] = record
     }
 
+    /// Sends a call that expects no reply; see ``DBusConnection/send(_:)``.
+    func send(_ call: DBusMethodCall) {
+        guard endReason == nil, let message = try? makeMethodCall(call) else { return }
+        defer { sd_bus_message_unref(message) }
+        guard sd_bus_message_set_expect_reply(message, 0) >= 0 else { return }
+        _ = sd_bus_send(bus, message, nil)
+    }
+
     private func makeMethodCall(_ call: DBusMethodCall) throws(DBusError) -> OpaquePointer {
         var created: OpaquePointer?
         let result = call.destination.withCString { destination in
@@ -129,8 +137,8 @@ final class BusState {
     // MARK: Signals
 
     func subscribe(
-        token: UInt64, match: DBusSignalMatch, stream: DBusSignals.Continuation, gate: RequestGate,
-        installed: CheckedContinuation<Result<Void, DBusError>, Never>
+        token: UInt64, match: DBusSignalMatch, stream: DBusSignals.Continuation, drops: DBusSignalDrops?,
+        gate: RequestGate, installed: CheckedContinuation<Result<Void, DBusError>, Never>
     ) {
         guard gate.begin() else {
             stream.finish()
@@ -140,9 +148,33 @@ final class BusState {
             stream.finish()
             return installed.resume(returning: .failure(endReason))
         }
+        if let argument = match.argument0, argument.contains("'") || argument.utf8.contains(0) {
+            stream.finish()
+            return installed.resume(
+                returning: .failure(
+                    .invalidArgument("a match's argument cannot hold a single quote or a NUL: \"\(argument)\"")))
+        }
         let record = SlotRecord(token: token, state: self, kind: .signals(stream, installed: installed))
+        record.drops = drops
         var slot: OpaquePointer?
-        let result = withOptionalCString(match.sender) { sender in
+        let result =
+            match.argument0 == nil
+            ? addSignalMatch(match, record: record, slot: &slot) : addRuleMatch(match, record: record, slot: &slot)
+        guard result >= 0, let slot else {
+            stream.finish()
+            let error: DBusError =
+                result == -EINVAL
+                ? .invalidArgument("sd-bus refused the signal match \(match)")
+                : .system(operation: "adding a signal match", code: -result)
+            return installed.resume(returning: .failure(error))
+        }
+        record.slot = slot
+        records[token] = record
+    }
+
+    /// A match of sender, path, interface and member, which sd-bus checks and writes as a rule itself.
+    private func addSignalMatch(_ match: DBusSignalMatch, record: SlotRecord, slot: inout OpaquePointer?) -> Int32 {
+        withOptionalCString(match.sender) { sender in
             withOptionalCString(match.path) { path in
                 withOptionalCString(match.interface) { interface in
                     withOptionalCString(match.member) { member in
@@ -164,23 +196,33 @@ final class BusState {
                 }
             }
         }
-        guard result >= 0, let slot else {
-            stream.finish()
-            let error: DBusError =
-                result == -EINVAL
-                ? .invalidArgument("sd-bus refused the signal match \(match)")
-                : .system(operation: "adding a signal match", code: -result)
-            return installed.resume(returning: .failure(error))
+    }
+
+    /// A match with an argument condition, which sd_bus_match_signal cannot take: the rule is written here.
+    private func addRuleMatch(_ match: DBusSignalMatch, record: SlotRecord, slot: inout OpaquePointer?) -> Int32 {
+        match.rule.withCString { rule in
+            sd_bus_add_match_async(
+                bus, &slot, rule,
+                { message, userdata, _ in
+                    guard let message, let userdata else { return 0 }
+                    let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
+                    record.state.deliverSignal(message, to: record)
+                    return 0
+                },
+                { reply, userdata, _ in
+                    guard let reply, let userdata else { return 0 }
+                    let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
+                    record.state.matchInstalled(reply, for: record)
+                    return 0
+                }, Unmanaged.passUnretained(record).toOpaque())
         }
-        record.slot = slot
-        records[token] = record
     }
 
     fileprivate func deliverSignal(_ message: OpaquePointer, to record: SlotRecord) {
         guard case .signals(let stream, _) = record.kind else { return }
         // A signal this module cannot represent (one carrying a file descriptor) is no use to anyone here.
         guard let signal = try? Self.snapshot(of: message) else { return }
-        stream.yield(signal)
+        if case .dropped = stream.yield(signal) { record.drops?.add() }
     }
 
     fileprivate func matchInstalled(_ reply: OpaquePointer, for record: SlotRecord) {
@@ -263,6 +305,8 @@ final class SlotRecord {
     unowned let state: BusState
     var kind: Kind
     var slot: OpaquePointer?
+    /// Where a subscription counts the signals its full buffer dropped.
+    var drops: DBusSignalDrops?
 
     init(token: UInt64, state: BusState, kind: Kind) {
         self.token = token

@@ -24,6 +24,20 @@ public enum DBusAddress {
         return "unix:path=" + escape(socket)
     }
 
+    /// The system bus's socket where D-Bus puts it (the specification's default, `/var/run/dbus/system_bus_socket`,
+    /// is a link to it on every distribution forecastd supports).
+    public static let defaultSystemBus = "unix:path=/run/dbus/system_bus_socket"
+
+    /// The system bus's address, found as D-Bus clients find it: `DBUS_SYSTEM_BUS_ADDRESS` (which tests set to a bus
+    /// of their own), else ``defaultSystemBus``. No error here: a machine without a system bus fails the connection
+    /// with ``DBusError/connectionFailed(address:reason:)``, which names the address tried.
+    public static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let address = environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty {
+            return address
+        }
+        return defaultSystemBus
+    }
+
     /// Escapes a value for a D-Bus address: bytes outside `[-0-9A-Za-z_/.\*]` become `%XX`.
     public static func escape(_ value: String) -> String {
         var escaped = ""

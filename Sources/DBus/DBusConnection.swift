@@ -5,13 +5,42 @@ import Waiting
 ///
 /// The sequence ends normally when the connection is closed on this side, and with ``DBusError/disconnected(reason:)``
 /// when the bus goes away. Ending the iteration (or cancelling the task that iterates) removes the match from the
-/// bus. Signals are buffered without a bound until they are read: the peers forecastd listens to send a handful.
+/// bus. Signals wait to be read in a buffer of a bounded size (``DBusConnection/defaultSignalBuffer`` unless the
+/// subscriber chose another): when it is full the oldest is dropped for the newest, and a ``DBusSignalDrops`` given
+/// to ``DBusConnection/signals(matching:buffering:drops:)`` counts them, so a reader that fell behind a burst (a
+/// NetworkManager scan announcing fifty access points) knows to read the state afresh instead of trusting the
+/// signals it kept.
 public typealias DBusSignals = AsyncThrowingStream<DBusMessage, any Error>
+
+/// Counts the signals a subscription dropped because its reader was behind: read with ``take()`` after handling a
+/// signal; a non-zero count means some were lost.
+public final class DBusSignalDrops: @unchecked Sendable {
+    // `lock` guards `count`; that is what makes the unchecked Sendable sound.
+    private let lock = NSLock()
+    private var count = 0
+
+    public init() {}
+
+    /// How many were dropped since the last call, resetting the count.
+    public func take() -> Int {
+        lock.withLock {
+            defer { count = 0 }
+            return count
+        }
+    }
+
+    /// How many were dropped since the last ``take()``, leaving the count as it is.
+    public var pending: Int { lock.withLock { count } }
+
+    func add() {
+        lock.withLock { count += 1 }
+    }
+}
 
 /// A client connection to a D-Bus bus, through libsystemd's sd-bus.
 ///
 /// The connection is a source of the daemon's one descriptor waiter (`fd-waiter`, see ``BusSource``), whose thread
-/// does all of the bus work between its waits: a connection adds no thread. Calls and signal streams hand work to
+/// does all of the bus work between its waits: a connection adds no source. Calls and signal streams hand work to
 /// the waiter and await the answer, never blocking a thread for it. Cancelling a task that awaits a call withdraws
 /// the call at once. ``close()`` ends the connection; so does dropping the last reference to it.
 ///
@@ -50,6 +79,13 @@ public final class DBusConnection: Sendable {
             source.stop()
         }
         return DBusConnection(uniqueName: try result.get(), address: address, source: source)
+    }
+
+    /// Connects to the system bus (see ``DBusAddress/system(environment:)`` for how it is found).
+    public static func system(environment: [String: String] = ProcessInfo.processInfo.environment)
+        async throws(DBusError) -> DBusConnection
+    {
+        try await connect(address: DBusAddress.system(environment: environment))
     }
 
     /// Connects to the session bus (see ``DBusAddress/session(environment:)`` for how it is found).
@@ -111,10 +147,34 @@ public final class DBusConnection: Sendable {
         return try result.get()
     }
 
+    /// Sends a method call without waiting for a reply (its `NO_REPLY_EXPECTED` flag set, so the peer sends none).
+    /// Unlike ``call(_:timeout:)`` it goes out even from a cancelled task: what a client must say on its way out
+    /// (GeoClue's `Stop`, so no location icon stays lit) is said whatever ended the work. Whether the peer did it is
+    /// not known; a failure to send is dropped with the message.
+    ///
+    /// - Throws: ``DBusError/invalidArgument(_:)`` when an argument cannot be sent; ``DBusError/closed`` or why the
+    ///   connection ended when it has.
+    public func send(_ call: DBusMethodCall) throws(DBusError) {
+        for argument in call.arguments { try argument.validate() }
+        guard source.submit({ state in state.send(call) }) else { throw source.endReason ?? .closed }
+    }
+
+    /// How many signals a subscription keeps unread unless told otherwise: more than any burst the peers forecastd
+    /// follows send in the time it takes to handle one (NetworkManager announces a scan's access points one signal
+    /// each), few enough that a reader stuck for hours holds kilobytes, not a growing queue.
+    public static let defaultSignalBuffer = 64
+
     /// Starts receiving the signals that `match` describes. Returns once the bus has the match rule in place,
     /// so no signal sent after this returns is missed.
-    public func signals(matching match: DBusSignalMatch) async throws(DBusError) -> DBusSignals {
-        let (stream, continuation) = DBusSignals.makeStream(bufferingPolicy: .unbounded)
+    ///
+    /// - Parameters:
+    ///   - buffering: how many unread signals to keep (at least 1); past it the oldest goes.
+    ///   - drops: counts the signals dropped that way, for a reader that must know it missed some.
+    public func signals(
+        matching match: DBusSignalMatch, buffering: Int = DBusConnection.defaultSignalBuffer,
+        drops: DBusSignalDrops? = nil
+    ) async throws(DBusError) -> DBusSignals {
+        let (stream, continuation) = DBusSignals.makeStream(bufferingPolicy: .bufferingNewest(max(1, buffering)))
         let token = source.makeToken()
         let gate = RequestGate()
         let source = source
@@ -125,7 +185,8 @@ public final class DBusConnection: Sendable {
             await withCheckedContinuation { (installed: CheckedContinuation<Result<Void, DBusError>, Never>) in
                 let accepted = source.submit { state in
                     state.subscribe(
-                        token: token, match: match, stream: continuation, gate: gate, installed: installed)
+                        token: token, match: match, stream: continuation, drops: drops, gate: gate,
+                        installed: installed)
                 }
                 if !accepted {
                     continuation.finish()

@@ -60,17 +60,38 @@ public struct DBusMessage: Sendable, Hashable {
 /// Which signals to receive. A field left nil matches anything.
 ///
 /// `sender` may be a well-known name (`org.freedesktop.Notifications`): the bus then delivers the signals that
-/// its current owner sends, whoever that is.
+/// its current owner sends, whoever that is. `argument0` narrows a busy signal down on the bus's side, so that what
+/// is not wanted never wakes the process: `NameOwnerChanged` for one name, `PropertiesChanged` of one interface.
 public struct DBusSignalMatch: Sendable, Hashable {
     public var sender: String?
     public var path: String?
     public var interface: String?
     public var member: String?
+    /// The first argument, when it is a string, must be exactly this.
+    public var argument0: String?
 
-    public init(sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil) {
+    public init(
+        sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
+        argument0: String? = nil
+    ) {
         self.sender = sender
         self.path = path
         self.interface = interface
         self.member = member
+        self.argument0 = argument0
+    }
+
+    /// The match as a rule of the D-Bus specification (`type='signal',sender='…',arg0='…'`). Values are quoted as
+    /// they are: a value holding a single quote cannot be written in a rule sd-bus reads (it refuses the
+    /// specification's `'\''`), and such a match is refused when it is made.
+    public var rule: String {
+        var parts = ["type='signal'"]
+        for (key, value) in [
+            ("sender", sender), ("path", path), ("interface", interface), ("member", member), ("arg0", argument0),
+        ] {
+            guard let value else { continue }
+            parts.append("\(key)='\(value)'")
+        }
+        return parts.joined(separator: ",")
     }
 }

@@ -86,7 +86,8 @@ public actor SettingsReloader {
     private let notifier: SystemdNotifier?
 
     public init(
-        initial: Settings, sourcePath: String?, explicitPath: String?, isSystemService: Bool, state: ForecastState,
+        initial: Settings, sourcePath: String?, sourceSignature: FileSignature?, explicitPath: String?,
+        isSystemService: Bool, state: ForecastState,
         logger: Logger, notifier: SystemdNotifier? = nil, settle: Duration = .milliseconds(50)
     ) {
         self.notifier = notifier
@@ -97,7 +98,7 @@ public actor SettingsReloader {
         self.isSystemService = isSystemService
         self.state = state
         self.logger = logger
-        self.signature = FileSignature(path: sourcePath)
+        self.signature = sourceSignature
     }
 
     /// The settings the daemon runs on, and the built-in defaults of its environment: what a settings

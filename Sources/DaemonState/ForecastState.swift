@@ -3,6 +3,7 @@ import Foundation
 import Control
 import Location
 import Logging
+import NetworkPath
 import Rendering
 import Settings
 import Waiting
@@ -249,6 +250,12 @@ public actor ForecastState {
     public func handle(_ event: LocationEvent) {
         position.handle(event)
         reevaluate()
+    }
+
+    /// Takes the way out as read now (at start and at every route change): while it goes through a VPN, IP
+    /// geolocation is neither asked nor used, and the position is judged again at once when that changes.
+    public func networkPathJudged(_ verdict: VPNVerdict) {
+        if position.apply(vpn: verdict) { reevaluate() }
     }
 
     /// Re-judges everything that depends on time: fix freshness, staleness, due refreshes.

@@ -3,6 +3,7 @@ import Foundation
 import Control
 import Location
 import Logging
+import NetworkPath
 import Settings
 
 /// A position source the daemon may run in the settings in force, with what it needs of them.
@@ -10,6 +11,10 @@ public enum LocationSourceSpec: Sendable, Hashable {
     /// gpsd's reader also follows `max_fix_age_seconds`: it hands fixes on often enough that none looks stale.
     case gpsd(GPSDAddress, maxFixAge: TimeInterval)
     case staticFile(path: String)
+    /// `[location.wifi]`: the geolocation service to ask.
+    case wifi(url: URL)
+    /// `[location.geoclue]`.
+    case geoclue
     /// `[location.ip]`: the services to ask, in order.
     case ip(endpoints: [IPLocationProvider.Endpoint])
 }
@@ -49,8 +54,17 @@ struct PositionTracker {
     /// Whether the static file has been read since it was configured: until then IP geolocation waits,
     /// since the file, when there is one, would make asking unnecessary.
     private var staticAnswered = false
+    private var wifiFix: LocationFix?
+    private var wifiProblem: String?
+    /// Whether the Wi-Fi source has said anything since it started: until then GeoClue waits (it may ask the user).
+    private var wifiAnswered = false
+    private var geoclueFix: LocationFix?
+    private var geoclueProblem: String?
     private var ipFix: LocationFix?
     private var ipProblem: String?
+    /// Whether traffic to the internet leaves through a VPN (nil until first read): while it does, an IP
+    /// geolocation service would place the VPN's exit, so IP geolocation is neither asked nor used.
+    private(set) var vpn: VPNVerdict?
     /// The position saved before the last restart: the last resort when no source knows better.
     private(set) var savedFix: LocationFix?
 
@@ -76,7 +90,9 @@ struct PositionTracker {
         locating = settings.mode == .auto && settings.activeGPSD != nil
         // gpsd gets its start-up grace before IP geolocation is considered.
         wantedSources = Self.wantedSources(
-            settings, chosen: nil, stillLocating: settings.activeGPSD != nil || settings.staticFile != nil)
+            settings, chosen: nil, gpsdLocating: locating,
+            stillLocating: settings.activeGPSD != nil || settings.staticFile != nil,
+            wifiUndecided: settings.activeWiFi != nil)
     }
 
     /// Follows new settings: a source whose settings changed starts afresh, one switched off forgets
@@ -97,6 +113,15 @@ struct PositionTracker {
             staticProblem = nil
             staticAnswered = false
         }
+        if old.activeWiFi != new.activeWiFi {
+            wifiFix = nil
+            wifiProblem = nil
+            wifiAnswered = false
+        }
+        if !new.activeGeoClue {
+            geoclueFix = nil
+            geoclueProblem = nil
+        }
         if new.activeIP == nil {
             // Switched off for privacy: its position goes too.
             ipFix = nil
@@ -104,8 +129,26 @@ struct PositionTracker {
         }
         return old.pin != new.pin || old.mode != new.mode || old.activeGPSD != new.activeGPSD
             || old.staticFile != new.staticFile || (old.activeIP == nil) != (new.activeIP == nil)
-            || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes
+            || old.gpsd.recentFixMinutes != new.gpsd.recentFixMinutes || old.activeWiFi != new.activeWiFi
+            || old.activeGeoClue != new.activeGeoClue
     }
+
+    /// Takes a new judgement of the way out; returns whether it changed anything.
+    mutating func apply(vpn new: VPNVerdict) -> Bool {
+        guard new != vpn else { return false }
+        if new.throughVPN != (vpn?.throughVPN ?? false) {
+            logger.notice(
+                new.throughVPN
+                    ? "Traffic leaves through a VPN; IP geolocation is not used while it does."
+                    : "Traffic no longer leaves through a VPN; IP geolocation may be used again.",
+                metadata: ["network.path": "\(new.reason)"])
+        }
+        vpn = new
+        return true
+    }
+
+    /// The VPN verdict while traffic leaves through one.
+    private var behindVPN: VPNVerdict? { vpn?.throughVPN == true ? vpn : nil }
 
     /// Takes the position saved before a restart, used until a source knows better.
     mutating func restore(savedFix fix: LocationFix) {
@@ -151,6 +194,19 @@ struct PositionTracker {
             handleStaticFile(event)
         case (.staticFile, _):
             handleStaticFile(event)
+        case (.wifi, _) where !wifiAnswered:
+            wifiAnswered = true
+            handleWiFi(event)
+        case (.wifi, _):
+            handleWiFi(event)
+        case (.geoclue, .fix(let fix)):
+            geoclueFix = fix.coordinate.isPlausible ? fix : nil
+            geoclueProblem = nil
+        case (.geoclue, .unavailable(_, let reason)):
+            // Its last fix stays, as IP's does: GeoClue not answering now says nothing of where the machine is.
+            geoclueProblem = reason
+        case (.geoclue, _):
+            break
         case (.ip, .fix(let fix)):
             ipFix = fix.coordinate.isPlausible ? fix : nil
             ipProblem = nil
@@ -159,6 +215,25 @@ struct PositionTracker {
             ipProblem = reason
         case (.ip, _), (.pinned, _), (.city, _):
             break
+        }
+    }
+
+    private mutating func handleWiFi(_ event: LocationEvent) {
+        switch event {
+        case .fix(let fix):
+            wifiFix = fix.coordinate.isPlausible ? fix : nil
+            wifiProblem = nil
+        case .noFix:
+            // The access points around locate nothing (too few, unknown to the service): the machine has moved
+            // on from where the last answer put it.
+            wifiFix = nil
+            wifiProblem = nil
+        case .unavailable(_, let reason):
+            // NetworkManager or the bus is gone: nothing says the machine is still where the access points were.
+            wifiFix = nil
+            wifiProblem = reason
+        case .connected:
+            wifiProblem = nil
         }
     }
 
@@ -189,6 +264,9 @@ struct PositionTracker {
         if choice.fix == nil, settings.mode == .auto, let savedFix {
             choice = LocationPolicy.Choice(fix: savedFix, reason: "no source knows the position; using the last one saved")
         }
+        if settings.mode == .auto, settings.activeIP != nil, let vpn = behindVPN {
+            choice.reason += "; IP geolocation is not used: \(vpn.reason)"
+        }
         if let fix = choice.fix {
             if isSignificantChange(from: chosen?.fix, to: fix) {
                 if chosen?.fix.source != fix.source {
@@ -214,8 +292,15 @@ struct PositionTracker {
         // IP geolocation runs only when nothing better knows the position: a machine with a working
         // receiver or a static file never tells a service its address.
         wantedSources = Self.wantedSources(
-            settings, chosen: sourceChosen,
-            stillLocating: locating || (settings.staticFile != nil && !staticAnswered))
+            settings, chosen: sourceChosen, gpsdLocating: locating,
+            stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: behindVPN != nil,
+            wifiUndecided: settings.activeWiFi != nil && !wifiAnswered)
+        if !wantedSources.contains(where: { if case .wifi = $0 { true } else { false } }) {
+            // Stopped (gpsd knows better): its last answer would be stale by the time it counts again.
+            wifiFix = nil
+            wifiAnswered = false
+        }
+        if !wantedSources.contains(.geoclue) { geoclueFix = nil }
         return before.0 != chosen || before.1 != locating
     }
 
@@ -252,14 +337,23 @@ struct PositionTracker {
     }
 
     static func wantedSources(
-        _ settings: Settings.Location, chosen: LocationFix?, stillLocating: Bool
+        _ settings: Settings.Location, chosen: LocationFix?, gpsdLocating: Bool = false, stillLocating: Bool,
+        behindVPN: Bool = false, wifiUndecided: Bool = false
     ) -> Set<LocationSourceSpec> {
         var wanted: Set<LocationSourceSpec> = []
         guard settings.mode == .auto else { return wanted }
         if let gpsd = settings.activeGPSD { wanted.insert(.gpsd(gpsd, maxFixAge: settings.gpsd.maxFixAgeInterval)) }
         if let path = settings.staticFile { wanted.insert(.staticFile(path: path)) }
-        let betterSourceKnows = chosen.map { [.gpsd, .staticFile].contains($0.source) } ?? false
-        if let ip = settings.activeIP, !betterSourceKnows, !stillLocating {
+        // Wi-Fi runs unless gpsd knows the position (or may yet, within its start-up grace): it asks the service
+        // only when the access points mean a new place, so running costs nothing while the machine stays put.
+        if let url = settings.activeWiFi, chosen?.source != .gpsd, !gpsdLocating { wanted.insert(.wifi(url: url)) }
+        // GeoClue only once Wi-Fi has had its say: its agent may ask the user, which a Wi-Fi answer a second later
+        // would have made needless.
+        let betterThanGeoClue = chosen.map { [.gpsd, .wifi, .staticFile].contains($0.source) } ?? false
+        if settings.activeGeoClue, !betterThanGeoClue, !stillLocating, !wifiUndecided { wanted.insert(.geoclue) }
+        let betterSourceKnows = chosen.map { [.gpsd, .wifi, .staticFile, .geoclue].contains($0.source) } ?? false
+        // Behind a VPN the service would see the VPN's exit: not asked at all.
+        if let ip = settings.activeIP, !betterSourceKnows, !stillLocating, !behindVPN {
             wanted.insert(.ip(endpoints: ip.services.map { IPLocationProvider.Endpoint(service: $0, url: ip.url(for: $0)) }))
         }
         return wanted
@@ -275,8 +369,10 @@ struct PositionTracker {
     private var candidates: LocationPolicy.Candidates {
         LocationPolicy.Candidates(
             gpsd: settings.activeGPSD == nil ? nil : gpsdFix,
+            wifi: settings.activeWiFi == nil ? nil : wifiFix,
             staticFile: settings.staticFile == nil ? nil : staticFix,
-            ip: settings.activeIP == nil ? nil : ipFix,
+            geoclue: settings.activeGeoClue ? geoclueFix : nil,
+            ip: settings.activeIP == nil || behindVPN != nil ? nil : ipFix,
             pin: settings.pin.map {
                 LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
             })
@@ -295,7 +391,9 @@ struct PositionTracker {
         let auto = settings.mode == .auto
         let sources = [
             auto ? locateGPSD(now: now) : off(.gpsd, "not used: the mode is pinned"),
+            auto ? locateWiFi(now: now) : off(.wifi, "not used: the mode is pinned"),
             auto ? locateStaticFile(now: now) : off(.staticFile, "not used: the mode is pinned"),
+            auto ? locateGeoClue(now: now) : off(.geoclue, "not used: the mode is pinned"),
             auto ? locateIP(now: now) : off(.ip, "not used: the mode is pinned"),
             locatePin(now: now),
         ]
@@ -334,6 +432,37 @@ struct PositionTracker {
         }
     }
 
+    private func locateWiFi(now: Date) -> LocateSource {
+        guard let url = settings.activeWiFi else { return off(.wifi, "switched off ([location.wifi] enabled = false)") }
+        let running = wantedSources.contains { if case .wifi = $0 { true } else { false } }
+        if let fix = wifiFix {
+            return entry(.wifi, fix, "the access points around, located by \(url.host ?? url.absoluteString)", now: now)
+        } else if let problem = wifiProblem {
+            return LocateSource(source: LocationSource.wifi.rawValue, state: .problem, used: false, detail: problem)
+        } else {
+            return LocateSource(
+                source: LocationSource.wifi.rawValue, state: .none, used: false,
+                detail: running
+                    ? "the access points NetworkManager knows locate nothing (too few, or unknown to the service)"
+                    : "not asked: gpsd knows the position")
+        }
+    }
+
+    private func locateGeoClue(now: Date) -> LocateSource {
+        guard settings.activeGeoClue else { return off(.geoclue, "switched off ([location.geoclue] enabled = false)") }
+        let name = LocationSource.geoclue.rawValue
+        if let fix = geoclueFix {
+            return entry(.geoclue, fix, "the desktop's location service", now: now)
+        } else if let problem = geoclueProblem {
+            return LocateSource(source: name, state: .problem, used: false, detail: problem)
+        } else {
+            let running = wantedSources.contains(.geoclue)
+            return LocateSource(
+                source: name, state: .none, used: false,
+                detail: running ? "asking GeoClue" : "not asked: a better source knows the position, or Wi-Fi has not answered yet")
+        }
+    }
+
     private func locateStaticFile(now: Date) -> LocateSource {
         guard let path = settings.staticFile else { return off(.staticFile, "switched off (static_file = \"\")") }
         if let fix = staticFix {
@@ -347,6 +476,9 @@ struct PositionTracker {
 
     private func locateIP(now: Date) -> LocateSource {
         guard settings.activeIP != nil else { return off(.ip, "switched off ([location.ip] enabled = false)") }
+        if let vpn = behindVPN {
+            return off(.ip, "not used: \(vpn.reason), so a service would place the VPN's exit, not this machine")
+        }
         let ipRunning = wantedSources.contains { if case .ip = $0 { true } else { false } }
         let asked = ipRunning ? "" : "; not being asked now: a better source knows the position"
         if let fix = ipFix {

@@ -6,6 +6,10 @@ public enum LocationSource: String, Sendable, Hashable, Codable, CaseIterable {
     case pinned
     case ip
     case staticFile = "static_file"
+    /// The Wi-Fi access points around, located by a geolocation service (beaconDB).
+    case wifi
+    /// GeoClue 2, the desktop's location service.
+    case geoclue
     /// One of the user's listed cities (`[[cities]]`), in a city's own report.
     case city
 }

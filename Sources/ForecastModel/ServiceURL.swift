@@ -21,4 +21,7 @@ public enum ServiceURL {
     public static let ipapi = URL(string: "https://ipapi.co/json/")!
     public static let ifconfig = URL(string: "https://ifconfig.co/json")!
     public static let ipAPI = URL(string: "http://ip-api.com/json/")!
+
+    // Wi-Fi geolocation (Ichnaea's interface).
+    public static let beaconDB = URL(string: "https://api.beacondb.net/v1/geolocate")!
 }

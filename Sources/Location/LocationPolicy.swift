@@ -3,20 +3,27 @@ import Foundation
 
 /// The rule that picks the position to forecast for from what each source knows. Pure: no I/O, no clock.
 ///
-/// In `auto` mode, in this order: a fresh gpsd fix; the last gpsd fix while it is recent; the static
-/// file; IP geolocation; the pin. In `pinned` mode only the pin counts. A position that is not plausible
+/// In `auto` mode, in this order: a fresh gpsd fix; the last gpsd fix while it is recent; Wi-Fi positioning;
+/// the static file; GeoClue; IP geolocation; the pin. In `pinned` mode only the pin counts. A position that is not plausible
 /// (NaN, out of range, (0, 0)) is never chosen, whatever its source.
 public struct LocationPolicy: Sendable, Hashable {
     /// What each source knows now (nil: nothing).
     public struct Candidates: Sendable, Hashable {
         public var gpsd: LocationFix?
+        public var wifi: LocationFix?
         public var staticFile: LocationFix?
+        public var geoclue: LocationFix?
         public var ip: LocationFix?
         public var pin: LocationFix?
 
-        public init(gpsd: LocationFix? = nil, staticFile: LocationFix? = nil, ip: LocationFix? = nil, pin: LocationFix? = nil) {
+        public init(
+            gpsd: LocationFix? = nil, wifi: LocationFix? = nil, staticFile: LocationFix? = nil,
+            geoclue: LocationFix? = nil, ip: LocationFix? = nil, pin: LocationFix? = nil
+        ) {
             self.gpsd = gpsd
+            self.wifi = wifi
             self.staticFile = staticFile
+            self.geoclue = geoclue
             self.ip = ip
             self.pin = pin
         }
@@ -94,8 +101,16 @@ public struct LocationPolicy: Sendable, Hashable {
         case .none:
             gpsdState = "gpsd has no fix"
         }
+        if let fix = usable(candidates.wifi) {
+            let accuracy = fix.accuracyMeters.map { ", ±\(Int($0.rounded())) m" } ?? ""
+            return Choice(fix: fix, reason: "\(gpsdState); using Wi-Fi positioning\(accuracy)")
+        }
         if let fix = usable(candidates.staticFile) {
             return Choice(fix: fix, reason: "\(gpsdState); using the static file")
+        }
+        if let fix = usable(candidates.geoclue) {
+            let accuracy = fix.accuracyMeters.map { ", ±\(Int($0.rounded())) m" } ?? ""
+            return Choice(fix: fix, reason: "\(gpsdState) and there is no static file; using GeoClue\(accuracy)")
         }
         if let fix = usable(candidates.ip) {
             return Choice(fix: fix, reason: "\(gpsdState) and there is no static file; using IP geolocation (approximate)")

@@ -143,6 +143,8 @@ public enum HumanSummary {
         return switch source {
         case "gpsd": translation.text("gpsd", context: "location source")
         case "static_file": translation.text("static file", context: "location source")
+        case "wifi": translation.text("Wi-Fi", context: "location source")
+        case "geoclue": translation.text("GeoClue", context: "location source")
         case "ip": translation.text("IP", context: "location source")
         case "pinned": translation.text("pinned", context: "location source")
         case "city": translation.text("listed city", context: "location source")

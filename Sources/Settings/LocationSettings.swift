@@ -1,7 +1,7 @@
 import ForecastModel
 import Foundation
 
-// `[location]`, `[location.pin]`, `[location.gpsd]` and `[location.ip]`: the values, each field's
+// `[location]`, `[location.pin]`, `[location.gpsd]`, `[location.wifi]` and `[location.ip]`: the values, each field's
 // initial value being its key's default, and the keys' rows.
 
 extension Settings {
@@ -31,8 +31,27 @@ extension Settings {
         public var pin: Pin?
         /// `[location.gpsd]`.
         public var gpsd = Gpsd()
+        /// `[location.wifi]`.
+        public var wifi = WiFiGeolocation()
+        /// `[location.geoclue]`.
+        public var geoclue = GeoClue()
         /// `[location.ip]`.
         public var ip = IPGeolocation()
+    }
+
+    /// `[location.geoclue]`: GeoClue 2, the desktop's location service, where its agent runs.
+    public struct GeoClue: Sendable, Hashable {
+        /// `enabled`.
+        public var enabled = true
+    }
+
+    /// `[location.wifi]`: the position of the Wi-Fi access points NetworkManager knows, located by an
+    /// Ichnaea-compatible service (beaconDB).
+    public struct WiFiGeolocation: Sendable, Hashable {
+        /// `enabled`: whether to send the access points' addresses to the service at all (off for privacy).
+        public var enabled = true
+        /// `url`: the service's `geolocate` endpoint.
+        public var url = ServiceURL.beaconDB
     }
 
     /// `[location.gpsd]`: the gpsd daemon to ask for fixes.
@@ -92,8 +111,9 @@ extension Settings {
                 "mode", \.mode, .choice(LocationMode.self, noun: "a location mode"), .live,
                 """
                 How forecastd decides where it is:
-                  "auto"    a fresh gpsd fix first; without one, the last gpsd fix while it is recent, then the
-                            static file, then IP geolocation, then the pin below;
+                  "auto"    a fresh gpsd fix first; without one, the last gpsd fix while it is recent, then
+                            Wi-Fi positioning, then the static file, then GeoClue, then IP geolocation, then
+                            the pin below;
                   "pinned"  the pin only (then the [location.pin] table is required).
                 """),
             .key(
@@ -160,6 +180,40 @@ extension Settings {
                 """),
         ])
 
+    static let wifiTable = SettingsTable.Table(
+        ["location", "wifi"], \Settings.location.wifi,
+        [
+            .key(
+                "enabled", \.enabled, .boolean, .live,
+                """
+                Whether to locate by the Wi-Fi access points NetworkManager has already found (no scan of
+                forecastd's own, no privileges): their hardware addresses, signal strengths, channels and ages,
+                never the network names, are sent to the service below, only when the set of access points
+                means a new place, at most once in 10 minutes for the same place. Used after a gpsd fix and
+                before the static file. false keeps them private (so does FORECASTD_WIFI_GEOLOCATION=off in
+                the daemon's environment, when there is no settings file).
+                """),
+            .key(
+                "url", \.url, .httpURL, .live,
+                """
+                The geolocation service's endpoint (Ichnaea's interface), an http or https URL: beaconDB's by
+                default; change it for another Ichnaea-compatible service or a test server.
+                """),
+        ])
+
+    static let geoclueTable = SettingsTable.Table(
+        ["location", "geoclue"], \Settings.location.geoclue,
+        [
+            .key(
+                "enabled", \.enabled, .boolean, .live,
+                """
+                Whether to ask GeoClue, the desktop's location service (GNOME and KDE run its agent, which
+                may ask you first), for one position when gpsd, Wi-Fi and the static file know nothing; asked
+                again after an hour. Without an agent (a tiling window manager's session, as a rule) it is
+                skipped with one log line.
+                """),
+        ])
+
     static let ipTable = SettingsTable.Table(
         ["location", "ip"], \Settings.location.ip,
         [
@@ -167,9 +221,10 @@ extension Settings {
                 "enabled", \.enabled, .boolean, .live,
                 """
                 Whether to ask IP geolocation services where the network's public address is (city-level at
-                best, and wrong behind a VPN). Asked only when gpsd and the static file know nothing, and at
-                most once an hour. false keeps your address private (so does FORECASTD_IP_GEOLOCATION=off in
-                the daemon's environment, when there is no settings file).
+                best). Asked only when gpsd, Wi-Fi and the static file know nothing, never while traffic
+                leaves through a VPN (whose exit it would locate), and at most once an hour. false keeps your
+                address private (so does FORECASTD_IP_GEOLOCATION=off in the daemon's environment, when there
+                is no settings file).
                 """),
             .key(
                 "services", \.services, .choices(IPGeolocationService.self, noun: "an IP geolocation service"), .live,

@@ -102,6 +102,8 @@ extension Settings {
     /// built-in defaults: for a whole machine (a systemd drop-in) or a test harness, without a settings file.
     /// A settings file's `[location.ip] enabled` still wins.
     public static let ipGeolocationVariable = "FORECASTD_IP_GEOLOCATION"
+    /// The same for Wi-Fi positioning (`[location.wifi] enabled`).
+    public static let wifiGeolocationVariable = "FORECASTD_WIFI_GEOLOCATION"
 
     /// The settings used when no file exists, and the base every file is laid over.
     ///
@@ -113,7 +115,8 @@ extension Settings {
     /// - ``stateDirectory`` is `$XDG_STATE_HOME/forecastd`, else `$HOME/.local/state/forecastd`, or
     ///   `/var/lib/forecastd` for a system service.
     /// - the OpenWeatherMap key is `$FORECASTD_OPENWEATHERMAP_API_KEY` when that is set and not empty.
-    /// - IP geolocation is off when `$FORECASTD_IP_GEOLOCATION` is `0`, `off`, `no` or `false`.
+    /// - IP geolocation is off when `$FORECASTD_IP_GEOLOCATION` is `0`, `off`, `no` or `false`; Wi-Fi positioning
+    ///   when `$FORECASTD_WIFI_GEOLOCATION` is.
     /// - clock times are shown on the locale's clock (``TimeFormat/fromLocale(_:)``) unless `[units] time` says.
     ///
     /// XDG variables holding relative paths are ignored, as the XDG base directory specification says.
@@ -161,6 +164,9 @@ extension Settings {
         settings.units.localeTime = TimeFormat.fromLocale(environment)
         if ["0", "off", "no", "false"].contains(environment[ipGeolocationVariable]?.lowercased() ?? "") {
             settings.location.ip.enabled = false
+        }
+        if ["0", "off", "no", "false"].contains(environment[wifiGeolocationVariable]?.lowercased() ?? "") {
+            settings.location.wifi.enabled = false
         }
         return settings
     }

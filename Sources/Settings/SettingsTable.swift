@@ -38,7 +38,7 @@ package enum SettingsTable {
     /// Every table, in documentation order: the root table first.
     package static let tables: [Table] = [
         Settings.rootTable, Settings.unitsTable,
-        Settings.locationTable, Settings.pinTable, Settings.gpsdTable, Settings.ipTable,
+        Settings.locationTable, Settings.pinTable, Settings.gpsdTable, Settings.wifiTable, Settings.geoclueTable, Settings.ipTable,
         Settings.providersTable, Settings.openMeteoTable, Settings.metNorwayTable, Settings.openWeatherMapTable,
         Settings.outputTable, Settings.statusFilesTable, Settings.displayTable, Settings.historyTable,
         Settings.warningsTable, Settings.nwsTable, Settings.metNorwayWarningsTable, Settings.brightSkyTable,

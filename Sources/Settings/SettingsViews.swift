@@ -16,6 +16,10 @@ extension Settings {
 extension Settings.Location {
     /// gpsd's address; nil when `[location.gpsd] enabled` is false.
     public var activeGPSD: GPSDAddress? { gpsd.enabled ? gpsd.address : nil }
+    /// `[location.wifi]`'s service; nil when its `enabled` is false.
+    public var activeWiFi: URL? { wifi.enabled ? wifi.url : nil }
+    /// Whether `[location.geoclue]` is on.
+    public var activeGeoClue: Bool { geoclue.enabled }
     /// `[location.ip]`; nil when its `enabled` is false.
     public var activeIP: Settings.IPGeolocation? { ip.enabled ? ip : nil }
     /// `naming = "city"`: name the city covering a point rather than its district.

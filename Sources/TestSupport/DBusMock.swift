@@ -50,12 +50,13 @@ public final class DBusMock: @unchecked Sendable {
         stop()
     }
 
-    /// Starts one of dbusmock's templates (`notification_daemon`); `parameters` is the template's JSON
-    /// (`{"capabilities": "body actions"}`).
+    /// Starts one of dbusmock's templates (`notification_daemon`, `networkmanager`), or a template of the tests' own
+    /// (a path to a `.py` file); `parameters` is the template's JSON (`{"capabilities": "body actions"}`). It runs on
+    /// the bus the private daemon plays, session or system, whatever the template's own default.
     public static func start(
         on bus: PrivateDBusDaemon, template: String, name: String, path: String, parameters: String? = nil
     ) async throws -> DBusMock {
-        var arguments = ["--session", "--template", template]
+        var arguments = ["--\(bus.kind.rawValue)", "--template", template]
         if let parameters { arguments += ["--parameters", parameters] }
         return try await start(on: bus, name: name, path: path, arguments: arguments)
     }
@@ -65,7 +66,7 @@ public final class DBusMock: @unchecked Sendable {
     public static func start(on bus: PrivateDBusDaemon, name: String, path: String, interface: String) async throws
         -> DBusMock
     {
-        try await start(on: bus, name: name, path: path, arguments: ["--session", name, path, interface])
+        try await start(on: bus, name: name, path: path, arguments: ["--\(bus.kind.rawValue)", name, path, interface])
     }
 
     private static func start(on bus: PrivateDBusDaemon, name: String, path: String, arguments: [String])
@@ -93,7 +94,7 @@ public final class DBusMock: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-m", "dbusmock", "--logfile", logFile.path] + arguments
         process.environment = [
-            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DBUS_SESSION_BUS_ADDRESS": bus.address,
+            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", bus.environmentVariable: bus.address,
             "PYTHONDONTWRITEBYTECODE": "1",
         ]
         process.standardInput = FileHandle.nullDevice
@@ -152,16 +153,17 @@ public final class DBusMock: @unchecked Sendable {
 
     // MARK: The mock interface
 
-    /// The arguments of every call of `method` made to the mock so far, oldest first.
-    public func calls(of method: String) async throws -> [[DBusValue]] {
-        let reply = try await mockCall("GetMethodCalls", [.string(method)])
+    /// The arguments of every call of `method` made to the mock so far, oldest first: on its main object, or on
+    /// another object it made (`path`).
+    public func calls(of method: String, on path: String? = nil) async throws -> [[DBusValue]] {
+        let reply = try await mockCall("GetMethodCalls", [.string(method)], path: path)
         let rows = try reply.body(signature: "a(tav)")[0].array ?? []
         return rows.map { row in (row.fields?[1].array ?? []).map { $0.variant ?? $0 } }
     }
 
-    /// The names of every method called on the mock so far, oldest first.
-    public func calledMethods() async throws -> [String] {
-        let reply = try await mockCall("GetCalls", [])
+    /// The names of every method called on the mock so far, oldest first (on its main object, or on `path`).
+    public func calledMethods(on path: String? = nil) async throws -> [String] {
+        let reply = try await mockCall("GetCalls", [], path: path)
         let rows = try reply.body(signature: "a(tsav)")[0].array ?? []
         return rows.compactMap { $0.fields?[1].string }
     }
@@ -194,10 +196,23 @@ public final class DBusMock: @unchecked Sendable {
             ])
     }
 
-    private func mockCall(_ member: String, _ arguments: [DBusValue]) async throws -> DBusMessage {
+    /// Calls a method of the mock interface (dbusmock's own, or one a template adds, such as NetworkManager's
+    /// `AddWiFiDevice`) on the main object or on `path`.
+    @discardableResult
+    public func mockCall(_ member: String, _ arguments: [DBusValue], path: String? = nil) async throws -> DBusMessage {
         try await control.call(
             DBusMethodCall(
-                destination: name, path: path, interface: Self.mockInterface, member: member, arguments: arguments),
+                destination: name, path: path ?? self.path, interface: Self.mockInterface, member: member,
+                arguments: arguments),
             timeout: .seconds(10))
+    }
+
+    /// Sets properties of an object of the mock and sends `PropertiesChanged` for them (dbusmock's
+    /// `UpdateProperties`); `properties` go in as variants.
+    public func updateProperties(of path: String, interface: String, _ properties: KeyValuePairs<String, DBusValue>)
+        async throws
+    {
+        try await mockCall(
+            "UpdateProperties", [.string(interface), .variantDictionary(properties)], path: path)
     }
 }

@@ -38,8 +38,11 @@ public final class DaemonProcess: @unchecked Sendable {
             "XDG_STATE_HOME": directory.path + "/state",
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
-            // Tests that run on the built-in defaults must not ask a real IP geolocation service.
+            // Tests that run on the built-in defaults must not ask a real IP or Wi-Fi geolocation service.
             "FORECASTD_IP_GEOLOCATION": "off",
+            "FORECASTD_WIFI_GEOLOCATION": "off",
+            // Nor the machine's system bus (NetworkManager, GeoClue): a test that wants one starts its own.
+            "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=" + directory.path + "/no-system-bus",
         ]
     }
 

@@ -5,9 +5,11 @@ import Foundation
 #endif
 
 /// A private D-Bus daemon for one test: `dbus-daemon --nofork --print-address` with a configuration of its own,
-/// listening on a socket in a folder the test owns.
+/// listening on a socket in a folder the test owns. It plays a session bus or, for clients of system services
+/// (NetworkManager, GeoClue), the system bus: a program under test finds it through `DBUS_SESSION_BUS_ADDRESS` or
+/// `DBUS_SYSTEM_BUS_ADDRESS` (``environmentVariable``).
 ///
-/// The configuration is a session bus's with no service directories but the test's own, so nothing installed on the
+/// The configuration has no service directories but the test's own, so nothing installed on the
 /// machine (a real notification daemon, say) can be started on it: a service exists on this bus only if the test
 /// starts it, or gives the bus a command to start it with (D-Bus activation, as dunst and mako are started).
 /// ``start(in:)`` returns once the daemon has printed its address, which it does once it listens.
@@ -24,15 +26,29 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
     public let address: String
     /// The folder holding the socket and the configuration.
     public let directory: URL
+    /// Which bus it plays.
+    public let kind: Kind
+
+    /// The bus a private daemon plays.
+    public enum Kind: String, Sendable {
+        case session
+        case system
+    }
+
+    /// The variable through which a client finds this bus.
+    public var environmentVariable: String {
+        kind == .system ? "DBUS_SYSTEM_BUS_ADDRESS" : "DBUS_SESSION_BUS_ADDRESS"
+    }
 
     // `lock` guards `process`; that is what makes the unchecked Sendable sound.
     private let lock = NSLock()
     private var process: Process?
     private let exit: ProcessExit
 
-    private init(address: String, directory: URL, process: Process, exit: ProcessExit) {
+    private init(address: String, directory: URL, kind: Kind, process: Process, exit: ProcessExit) {
         self.address = address
         self.directory = directory
+        self.kind = kind
         self.process = process
         self.exit = exit
     }
@@ -50,9 +66,13 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
     /// Starts a daemon listening on `directory/bus` and waits (up to 10 s) until it has printed its address. A stale
     /// socket left there by an earlier daemon is removed first, so a test can bring a bus back at the same address.
     ///
-    /// - Parameter activatable: bus names the daemon may start on demand, each with its command line (the `Exec` of a
-    ///   D-Bus service file).
-    public static func start(in directory: URL, activatable: [String: String] = [:]) throws -> PrivateDBusDaemon {
+    /// - Parameters:
+    ///   - activatable: bus names the daemon may start on demand, each with its command line (the `Exec` of a
+    ///     D-Bus service file).
+    ///   - kind: the bus it plays (its configuration's `<type>`).
+    public static func start(in directory: URL, activatable: [String: String] = [:], kind: Kind = .session) throws
+        -> PrivateDBusDaemon
+    {
         let executable = "/usr/bin/dbus-daemon"
         let python = "/usr/bin/python3"
         guard FileManager.default.isExecutableFile(atPath: executable) else {
@@ -72,7 +92,7 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
             try "[D-BUS Service]\nName=\(name)\nExec=\(command)\n"
                 .write(to: services.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
         }
-        try Self.configuration(socket: socket.path, services: services.path)
+        try Self.configuration(socket: socket.path, services: services.path, kind: kind)
             .write(to: configuration, atomically: true, encoding: .utf8)
 
         let output = Pipe()
@@ -109,14 +129,14 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
                 description: "dbus-daemon in \(directory.path) printed no address within 10 s; it said: "
                     + (said.isEmpty ? "nothing" : said))
         }
-        return PrivateDBusDaemon(address: address, directory: directory, process: process, exit: exit)
+        return PrivateDBusDaemon(address: address, directory: directory, kind: kind, process: process, exit: exit)
     }
 
     /// ``start(in:)`` for async code: the waiting happens on a thread of its own.
-    public static func start(in directory: URL, activatable: [String: String] = [:]) async throws
-        -> PrivateDBusDaemon
+    public static func start(in directory: URL, activatable: [String: String] = [:], kind: Kind = .session)
+        async throws -> PrivateDBusDaemon
     {
-        try await onOwnThread { try start(in: directory, activatable: activatable) }
+        try await onOwnThread { try start(in: directory, activatable: activatable, kind: kind) }
     }
 
     /// Kills the daemon and waits for it to exit. Every client connection breaks. Safe to call more than once.
@@ -142,12 +162,12 @@ public final class PrivateDBusDaemon: @unchecked Sendable {
         os.execv(sys.argv[1], sys.argv[1:])
         """
 
-    private static func configuration(socket: String, services: String) -> String {
+    private static func configuration(socket: String, services: String, kind: Kind) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
         <busconfig>
-          <type>session</type>
+          <type>\(kind.rawValue)</type>
           <listen>unix:path=\(socket)</listen>
           <servicedir>\(services)</servicedir>
           <auth>EXTERNAL</auth>
@@ -195,10 +215,11 @@ public func withTemporaryDirectory<T>(_ prefix: String, _ body: (URL) async thro
 /// Runs `body` with a private bus in a temporary folder of its own, and kills the bus afterwards even when `body`
 /// throws.
 public func withPrivateBus<T>(
-    activatable: [String: String] = [:], _ body: (PrivateDBusDaemon) async throws -> T
+    activatable: [String: String] = [:], kind: PrivateDBusDaemon.Kind = .session,
+    _ body: (PrivateDBusDaemon) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory("dbus") { directory in
-        let bus = try await PrivateDBusDaemon.start(in: directory, activatable: activatable)
+        let bus = try await PrivateDBusDaemon.start(in: directory, activatable: activatable, kind: kind)
         do {
             let result = try await body(bus)
             await bus.stop()

@@ -29,10 +29,10 @@ enum OnlinePlaceSearch {
                         logger: Logger(label: "forecastctl")))
                 do {
                     let places = try await geocoder.search(name)
-                    try await client.shutdown()
+                    try await client.shutdownOffGlobalPool()
                     return places
                 } catch {
-                    try? await client.shutdown()
+                    try? await client.shutdownOffGlobalPool()
                     throw error
                 }
             }

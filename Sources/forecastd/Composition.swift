@@ -3,9 +3,11 @@ import Control
 import ControlServer
 import DaemonServices
 import DaemonState
+import Fetching
 import FileStore
 import ForecastModel
 import Foundation
+import GeoClueLocation
 import Location
 import Logging
 import NIOCore
@@ -15,6 +17,7 @@ import ServiceLifecycle
 import Settings
 import Systemd
 import Waiting
+import WiFiLocation
 import WeatherProviders
 
 #if canImport(Glibc)
@@ -25,6 +28,8 @@ import WeatherProviders
 public struct DaemonComposition: Sendable {
     public let settings: Settings
     public let settingsPath: String?
+    /// The settings file's signature, taken before it was read.
+    public let settingsSignature: FileSignature?
     public let explicitSettingsPath: String?
     public let isSystemService: Bool
     /// The gazetteer: names positions, and finds places by name for `pin PLACE` on the socket.
@@ -34,13 +39,15 @@ public struct DaemonComposition: Sendable {
     /// - Parameters:
     ///   - settings: the settings read at start.
     ///   - settingsPath: the file they came from (nil: built-in defaults).
+    ///   - settingsSignature: that file's signature, taken before it was read (the reloader's starting point).
     ///   - explicitSettingsPath: `--config`, so reloads search the same way start-up did.
     public init(
-        settings: Settings, settingsPath: String?, explicitSettingsPath: String?, isSystemService: Bool,
-        places: (any PlaceNaming & PlaceSearching)?, logger: Logger
+        settings: Settings, settingsPath: String?, settingsSignature: FileSignature?, explicitSettingsPath: String?,
+        isSystemService: Bool, places: (any PlaceNaming & PlaceSearching)?, logger: Logger
     ) {
         self.settings = settings
         self.settingsPath = settingsPath
+        self.settingsSignature = settingsSignature
         self.explicitSettingsPath = explicitSettingsPath
         self.isSystemService = isSystemService
         self.places = places
@@ -77,6 +84,8 @@ public struct DaemonComposition: Sendable {
         removed += NotificationStore(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent().path, logger: logger)
             .removeLeftovers()
         removed += IPLocationProvider.removeLeftovers(cachePath: ipCachePath)
+        removed += WiFiLocationProvider.removeLeftovers(
+            memoryPath: URL(fileURLWithPath: ipCachePath).deletingLastPathComponent().path + "/wifi-location.json")
         removed += Leftovers.removeTemporaries(of: statusFile)
         removed += Leftovers.removeOrphans(
             prefix: ".forecastd.sock.", in: URL(fileURLWithPath: socketPath).deletingLastPathComponent().path)
@@ -118,10 +127,10 @@ public struct DaemonComposition: Sendable {
         do {
             try await runServices(httpClient: httpClient, passed: passed)
         } catch {
-            try? await httpClient.shutdown()
+            try? await httpClient.shutdownOffGlobalPool()
             throw error
         }
-        try await httpClient.shutdown()
+        try await httpClient.shutdownOffGlobalPool()
     }
 
     private func runServices(httpClient: HTTPClient, passed: SocketActivation.Passed) async throws {
@@ -131,7 +140,7 @@ public struct DaemonComposition: Sendable {
         let store = StateStore(directory: settings.stateDirectory, logger: logger)
         let state = await restoredState(from: store, intervals: intervals)
         let reloader = SettingsReloader(
-            initial: settings, sourcePath: settingsPath, explicitPath: explicitSettingsPath,
+            initial: settings, sourcePath: settingsPath, sourceSignature: settingsSignature, explicitPath: explicitSettingsPath,
             isSystemService: isSystemService, state: state, logger: logger, notifier: notifier)
         let socket = socketOptions(reloader: reloader, intervals: intervals, passed: passed, startup: startup)
         let services = services(
@@ -169,6 +178,7 @@ public struct DaemonComposition: Sendable {
 
     /// The last IP lookup survives restarts, so restarting never means another lookup within the hour.
     private var ipCachePath: String { settings.stateDirectory + "/ip-location.json" }
+    private var wifiMemoryPath: String { settings.stateDirectory + "/wifi-location.json" }
 
     /// The socket's limits and access, and the handlers of the requests that act (the reloader's).
     private func socketOptions(
@@ -234,6 +244,7 @@ public struct DaemonComposition: Sendable {
     private func locationService(state: ForecastState, httpClient: HTTPClient) -> LocationService {
         let logger = self.logger
         let ipCachePath = self.ipCachePath
+        let wifiMemoryPath = self.wifiMemoryPath
         return LocationService(state: state) { source in
             switch source {
             case .gpsd(let gpsd, let maxFixAge):
@@ -242,6 +253,13 @@ public struct DaemonComposition: Sendable {
                     handOnInterval: GPSDLocationProvider.handOnInterval(maxFixAge: .seconds(maxFixAge)), logger: logger)
             case .staticFile(let path):
                 StaticFileLocationProvider(path: path)
+            case .wifi(let url):
+                WiFiLocationProvider(
+                    geolocation: WiFiGeolocationClient(
+                        url: url, client: httpClient, userAgent: Self.userAgent.daemon, logger: logger),
+                    memoryPath: wifiMemoryPath, logger: logger)
+            case .geoclue:
+                GeoClueLocationProvider(logger: logger)
             case .ip(let endpoints):
                 IPLocationProvider(
                     endpoints: endpoints,

@@ -1,10 +1,12 @@
 import ArgumentParser
 import CGPSVersion
 import Control
+import FileStore
 import Foundation
 import Gazetteer
 import Logging
 import Settings
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -34,6 +36,12 @@ struct Forecastd: AsyncParsableCommand {
               FORECASTD_IP_GEOLOCATION
                   off (or 0, no, false) turns IP geolocation off when no settings file
                   is found.
+              FORECASTD_WIFI_GEOLOCATION
+                  off (or 0, no, false) turns Wi-Fi positioning off when no settings
+                  file is found.
+              DBUS_SYSTEM_BUS_ADDRESS
+                  The system bus, where NetworkManager is asked for the Wi-Fi access
+                  points (default unix:path=/run/dbus/system_bus_socket).
               FORECASTD_GAZETTEER
                   The place data to use instead of the installed gazetteer.bin; it must
                   exist.
@@ -120,11 +128,18 @@ struct Forecastd: AsyncParsableCommand {
 
         let settings: Settings
         let source: SettingsSource
+        let signature: FileSignature?
         do {
-            source = try Settings.locate(explicit: config)
-            let loaded = try Settings.loadWithWarnings(source, isSystemService: isSystemService)
-            settings = loaded.settings
-            for warning in loaded.warnings {
+            // Read on Blocking's thread like every other file the daemon reads; the file's signature is taken
+            // first, so an edit that lands between it and the read is read again by the reloader, never missed.
+            let (config, isSystemService) = (config, isSystemService)
+            let read = try await Blocking.run { () throws(any Error) in
+                let source = try Settings.locate(explicit: config)
+                let signature = source.path.map { FileSignature(path: $0) }
+                return (source, signature, try Settings.loadWithWarnings(source, isSystemService: isSystemService))
+            }
+            (source, signature, settings) = (read.0, read.1, read.2.settings)
+            for warning in read.2.warnings {
                 logger.warning("\(warning)")
             }
         } catch {
@@ -141,7 +156,7 @@ struct Forecastd: AsyncParsableCommand {
 
         let gazetteer: Gazetteer?
         do {
-            gazetteer = try Gazetteer.loadDefault()
+            gazetteer = try await Blocking.run { () throws(any Error) in try Gazetteer.loadDefault() }
         } catch {
             // Without place data the forecast still works; the report just has no place name.
             logger.error("Cannot load the place names; reports will have no place.", metadata: ["error": "\(error)"])
@@ -149,8 +164,8 @@ struct Forecastd: AsyncParsableCommand {
         }
 
         let daemon = DaemonComposition(
-            settings: settings, settingsPath: source.path, explicitSettingsPath: config, isSystemService: isSystemService,
-            places: gazetteer, logger: logger)
+            settings: settings, settingsPath: source.path, settingsSignature: signature, explicitSettingsPath: config,
+            isSystemService: isSystemService, places: gazetteer, logger: logger)
         do {
             try await daemon.run()
         } catch {

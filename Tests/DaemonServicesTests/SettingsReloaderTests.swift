@@ -1,5 +1,6 @@
 import DaemonServices
 import DaemonState
+import FileStore
 import ForecastModel
 import Foundation
 import Logging
@@ -16,11 +17,12 @@ struct SettingsReloaderTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.path + "/forecastd.toml"
         try "units = \"metric\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let signature = FileSignature(path: path)
         let initial = try Settings.load(from: path, isSystemService: false)
         let logger = Logger(label: "test")
         let state = ForecastState(settings: initial, places: nil, logger: logger)
         let reloader = SettingsReloader(
-            initial: initial, sourcePath: path, explicitPath: path, isSystemService: false, state: state, logger: logger
+            initial: initial, sourcePath: path, sourceSignature: signature, explicitPath: path, isSystemService: false, state: state, logger: logger
         )
 
         try """

@@ -28,7 +28,7 @@ struct FixedPlaces: PlaceNaming {
 
 extension Settings {
     /// The defaults with only the sources a test asks for: metric, refreshed every 15 minutes, gpsd on
-    /// 127.0.0.1 unless switched off, no static file, no IP geolocation, no grace for a fix once it is no
+    /// 127.0.0.1 unless switched off, no static file, no Wi-Fi, GeoClue or IP geolocation, no grace for a fix once it is no
     /// longer fresh (`recent_fix_minutes = 0`); no file is written.
     static func testing(pin: Coordinate? = nil, gpsd: Bool = true, mode: LocationMode = .auto) -> Settings {
         var settings = Settings.defaults(isSystemService: false)
@@ -38,6 +38,8 @@ extension Settings {
         settings.location.gpsd.recentFixMinutes = 0
         settings.location.staticFile = nil
         settings.location.ip.enabled = false
+        settings.location.wifi.enabled = false
+        settings.location.geoclue.enabled = false
         settings.output.statusFile = "/nonexistent"
         settings.output.socket = "/nonexistent"
         return settings

@@ -3,6 +3,7 @@ import ForecastModel
 import Foundation
 import Location
 import Logging
+import NetworkPath
 import Settings
 import Testing
 import TestSupport
@@ -93,6 +94,120 @@ struct StatePartsTests {
         position.handle(.fix(fix(48.9043, 2.3330, at: start.addingTimeInterval(11))))
         position.judge(now: start.addingTimeInterval(11))
         #expect(!position.wantedSources.contains { if case .ip = $0 { true } else { false } })
+    }
+
+    @Test("Wi-Fi comes after a fresh gpsd fix and before the static file and IP; while it knows, IP is not asked")
+    func trackerOrdersWiFi() {
+        var settings = configuration(ip: true)
+        settings.wifi.enabled = true
+        var position = tracker(settings)
+        let isWiFi: (LocationSourceSpec) -> Bool = { if case .wifi = $0 { true } else { false } }
+        let isIP: (LocationSourceSpec) -> Bool = { if case .ip = $0 { true } else { false } }
+        // Within gpsd's start-up grace neither runs, from the first moment; after it both do, until one knows.
+        #expect(!position.wantedSources.contains(where: isWiFi))
+        position.judge(now: start)
+        #expect(!position.wantedSources.contains(where: isWiFi))
+        let afterGrace = start.addingTimeInterval(11)
+        position.judge(now: afterGrace)
+        #expect(position.wantedSources.contains(where: isWiFi) && position.wantedSources.contains(where: isIP))
+
+        position.handle(.fix(fix(-22.9, -43.2, source: .ip, at: afterGrace)))
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: afterGrace)))
+        position.judge(now: afterGrace)
+        #expect(position.chosen?.fix.source == .wifi)
+        #expect(position.reason == "gpsd has no fix; using Wi-Fi positioning, ±5 m")
+        #expect(!position.wantedSources.contains(where: isIP))
+        let locate = position.locate(now: afterGrace)
+        #expect(locate.sources.map(\.source) == ["gpsd", "wifi", "static_file", "geoclue", "ip", "pinned"])
+        #expect(locate.sources.first { $0.source == "wifi" }?.used == true)
+
+        // A fresh gpsd fix wins, and Wi-Fi stops (its position goes with it).
+        position.handle(.fix(fix(48.9043, 2.3330, at: afterGrace)))
+        position.judge(now: afterGrace)
+        #expect(position.chosen?.fix.source == .gpsd)
+        #expect(!position.wantedSources.contains(where: isWiFi))
+
+        // gpsd's fix too old: Wi-Fi runs again; until it answers, IP's older answer serves.
+        let later = afterGrace.addingTimeInterval(121)
+        position.judge(now: later)
+        #expect(position.wantedSources.contains(where: isWiFi))
+        #expect(position.chosen?.fix.source == .ip)
+    }
+
+    @Test("GeoClue waits for Wi-Fi's answer, comes after the static file and before IP, and stops when Wi-Fi knows")
+    func trackerOrdersGeoClue() {
+        var settings = configuration(gpsd: false, ip: true)
+        settings.wifi.enabled = true
+        settings.geoclue.enabled = true
+        var position = tracker(settings)
+        position.judge(now: start)
+        // Wi-Fi has not answered yet: GeoClue, which may ask the user, is not started for nothing.
+        #expect(position.wantedSources.contains { if case .wifi = $0 { true } else { false } })
+        #expect(!position.wantedSources.contains(.geoclue))
+        position.handle(.noFix(source: .wifi))
+        position.judge(now: start)
+        #expect(position.wantedSources.contains(.geoclue))
+
+        position.handle(.fix(fix(40.7128, -74.006, source: .ip, at: start)))
+        position.handle(.fix(fix(48.8584, 2.2945, source: .geoclue, at: start)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .geoclue)
+        #expect(position.reason == "gpsd has no fix and there is no static file; using GeoClue, ±5 m")
+        #expect(!position.wantedSources.contains { if case .ip = $0 { true } else { false } })
+
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .wifi)
+        #expect(!position.wantedSources.contains(.geoclue))
+    }
+
+    @Test("Wi-Fi saying 'no position here' or NetworkManager going away drops its position at once")
+    func trackerDropsWiFiWhenItKnowsNothing() {
+        var settings = configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false)
+        settings.wifi.enabled = true
+        var position = tracker(settings)
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .wifi)
+        position.handle(.noFix(source: .wifi))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        position.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        position.handle(.unavailable(source: .wifi, reason: "NetworkManager is not running on the system bus."))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        let wifi = position.locate(now: start).sources.first { $0.source == "wifi" }
+        #expect(wifi?.state == .problem)
+        #expect(wifi?.detail == "NetworkManager is not running on the system bus.")
+    }
+
+    @Test("Behind a VPN, IP geolocation is neither asked nor used, and locate and the reason say why; after, again")
+    func trackerVPNRule() {
+        var position = tracker(configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false, ip: true))
+        let isIP: (LocationSourceSpec) -> Bool = { if case .ip = $0 { true } else { false } }
+        position.handle(.fix(fix(40.7128, -74.006, source: .ip, at: start)))
+        let first = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
+        #expect(first)
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .ip)
+
+        let wireguard = VPNVerdict(throughVPN: true, reason: "the IPv4 default route goes through wg0 (WireGuard)")
+        let up = position.apply(vpn: wireguard)
+        let again = position.apply(vpn: wireguard)
+        #expect(up && !again)
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        #expect(!position.wantedSources.contains(where: isIP))
+        #expect(position.reason.hasSuffix("; IP geolocation is not used: the IPv4 default route goes through wg0 (WireGuard)"))
+        let ip = position.locate(now: start).sources.first { $0.source == "ip" }
+        #expect(ip?.state == .off)
+        #expect(ip?.detail.hasPrefix("not used: the IPv4 default route goes through wg0 (WireGuard)") == true)
+
+        let down = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
+        #expect(down)
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .ip)
+        #expect(position.wantedSources.contains(where: isIP))
     }
 
     // MARK: FetchSchedule

@@ -80,13 +80,14 @@ extension AlertsStaleAndCadenceTests {
             let warnings = countInADay(place.warningPath)
             let air = countInADay(place.airPath)
             counts.append("\(place.warningPath): \(warnings), \(place.airPath): \(air)")
-            // At most one request per interval (and the first); at least a quarter of that, so the clock did run
-            // (on the real clock there would be one). Not more: at this speed 5 min are 69 ms, and on a loaded
+            // At most one request per interval (and the first); at least three, so the clock did run (on the real
+            // clock there would be one). No more than that is asked: at this speed 5 min are 69 ms, and on a loaded
             // machine (the suite runs in parallel) a debug daemon's round trip can take longer than that, so it
-            // falls behind the clock (130 NWS requests of 289 in one run under a load of 12): never ahead of it.
+            // falls behind the clock (130 NWS requests of 289 in one run under a load of 12, 43 under a load of 16
+            // on two cores): never ahead of it.
             let allowed = Int(Self.day / place.interval) + 1
             #expect(warnings <= allowed, "\(place.warningPath): \(warnings) requests in a day, at most \(allowed)")
-            #expect(warnings >= allowed / 4, "\(place.warningPath): \(warnings) requests in a day")
+            #expect(warnings >= 3, "\(place.warningPath): \(warnings) requests in a day: did the clock run?")
             #expect(air <= 25, "\(place.airPath): \(air) requests in a day, at most 25")
             #expect(air >= 12, "\(place.airPath): \(air) requests in a day")
         }

@@ -268,7 +268,7 @@ struct AlertsEndToEndTests {
             #expect(call[3].string == "Frost (minor)")
             // The notifier keeps its bus connection (it listens for the server's events): a source of the daemon's
             // descriptor waiter, not a thread of its own (there was one, named sd-bus, per connection).
-            let threads = DaemonThreadsTests.threads(of: daemon.process.processIdentifier).map(\.name)
+            let threads = kernelThreads(of: daemon.process.processIdentifier).map(\.name)
             #expect(!threads.contains("sd-bus"), "threads: \(threads.sorted())")
             #expect(threads.filter { $0 == "fd-waiter" }.count == 1, "threads: \(threads.sorted())")
             #expect(await daemon.stop() == 0)

@@ -14,20 +14,6 @@ struct DaemonThreadsTests {
         static let pollSyscall = "73"
     #endif
 
-    /// Each thread of `pid`: its name (comm) and the system call it is blocked in ("running" when none).
-    static func threads(of pid: Int32) -> [(name: String, syscall: String)] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.compactMap { task in
-            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8),
-                let syscall = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)
-            else { return nil }
-            return (
-                comm.trimmingCharacters(in: .whitespacesAndNewlines),
-                String(syscall.split(separator: " ").first ?? "running")
-            )
-        }
-    }
-
     /// The kinds of the descriptors `pid` holds that the waiter watches.
     static func watchedDescriptors(of pid: Int32) -> [String: Int] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
@@ -70,11 +56,11 @@ struct DaemonThreadsTests {
         #expect(kinds["anon_inode:[timerfd]", default: 0] >= 1, "descriptors: \(kinds)")
 
         // The waiter may be busy for a moment (a watch being added): look until it is back in poll.
-        var listing = Self.threads(of: pid)
+        var listing = kernelThreads(of: pid)
         for _ in 0..<50 {
             if listing.contains(where: { $0.name == "fd-waiter" && $0.syscall == Self.pollSyscall }) { break }
             try await Task.sleep(for: .milliseconds(100))
-            listing = Self.threads(of: pid)
+            listing = kernelThreads(of: pid)
         }
         let described = listing.map { "\($0.name) (\($0.syscall))" }.sorted().joined(separator: ", ")
         #expect(listing.filter { $0.name == "fd-waiter" }.count == 1, "threads: \(described)")

@@ -6,13 +6,16 @@ import TestSupport
 
 /// `config/forecastd.toml` as forecastctl creates a settings file in the tests' environment: the
 /// documented file holding the settings in effect, which differ from the defaults only in that
-/// `FORECASTD_IP_GEOLOCATION=off` turns IP geolocation off.
+/// `FORECASTD_IP_GEOLOCATION=off` and `FORECASTD_WIFI_GEOLOCATION=off` turn IP and Wi-Fi geolocation off.
 let documentedInTestEnvironment: String = {
-    let documented = try! String(
+    var documented = try! String(
         contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/forecastd.toml"), encoding: .utf8)
-    let ip = documented.range(of: "[location.ip]\n")!
-    let enabled = documented.range(of: "\nenabled = true\n", range: ip.upperBound..<documented.endIndex)!
-    return documented.replacingCharacters(in: enabled, with: "\nenabled = false\n")
+    for table in ["[location.wifi]\n", "[location.ip]\n"] {
+        let start = documented.range(of: table)!
+        let enabled = documented.range(of: "\nenabled = true\n", range: start.upperBound..<documented.endIndex)!
+        documented = documented.replacingCharacters(in: enabled, with: "\nenabled = false\n")
+    }
+    return documented
 }()
 
 /// A settings file pointing the daemon at test peers.
@@ -20,7 +23,7 @@ func settingsText(
     gpsdPort: Int?, openMeteoURL: URL, pin: (Double, Double, String?)? = nil, mode: String = "auto",
     units: String = "metric", output: (statusFile: String, socket: String)? = nil,
     staticFile: String = "", ipServices: [(name: String, url: URL)] = [], metNorwayURL: URL? = nil,
-    alerts: String? = nil
+    alerts: String? = nil, wifiURL: URL? = nil
 ) -> String {
     // A test must never read the machine's /etc/geolocation or ask a real IP geolocation service:
     // both are off unless the test names its own.
@@ -42,6 +45,10 @@ func settingsText(
 
         [location.ip]
         \(ipSettings)
+        [location.wifi]
+        enabled = \(wifiURL != nil)
+        url = "\(wifiURL?.absoluteString ?? "http://127.0.0.1:9/v1/geolocate")"
+
         [location.gpsd]
         enabled = \(gpsdPort != nil)
         host = "127.0.0.1"
@@ -169,4 +176,19 @@ func startPinnedAtSamara(
     try await daemon.waitForSocket()
     try await daemon.wait(for: "the first forecast") { try await socketReport(daemon.socketPath).current != nil }
     return daemon
+}
+
+/// Each thread of `pid` as the kernel lists it (`/proc/PID/task`): its name (comm, 15 bytes) and the system call it
+/// is blocked in ("running" when none).
+func kernelThreads(of pid: Int32) -> [(name: String, syscall: String)] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.compactMap { task in
+        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8),
+            let syscall = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)
+        else { return nil }
+        return (
+            comm.trimmingCharacters(in: .whitespacesAndNewlines),
+            String(syscall.split(separator: " ").first ?? "running")
+        )
+    }
 }

@@ -21,8 +21,13 @@ import Testing
 /// `-qos.overcommit`, are allowed and expected: libdispatch's manager thread for service-lifecycle's signal
 /// sources and the transient workers of GRDB's serial queues and NIO's name lookups; they start no monitor.
 ///
-/// A worker lives about five seconds after its last job, then exits, so one listing at the end could miss a
-/// pool started and gone quiet in the day. The listing is taken every 100 ms from start to exit.
+/// A worker lives about five seconds after its last job, or until the process exits, so a listing of the threads
+/// can miss one: the one job async-http-client's `shutdown()` gave the global queue at the daemon's stop started a
+/// worker that lived a few milliseconds before the exit, and a listing every 100 ms saw it once in CI and never
+/// here. So the daemon runs under `strace -D -f -e trace=prctl`, which records every name a thread gives itself
+/// (`prctl(PR_SET_NAME)`, how libdispatch, NIO and our own threads name theirs): on the old code each of 3 stops
+/// named an `oot.default-qos` worker. The 100 ms listing of `/proc/PID/task` stays beside it, for a name set any
+/// other way. (`-D` keeps the daemon the test's own child, so its PID and signals are the test's as before.)
 @Suite("The global concurrent pool", .serialized)
 struct GlobalPoolTests {
     /// The kernel's names (comm, 15 bytes) of the global concurrent queues' workers.
@@ -41,21 +46,13 @@ struct GlobalPoolTests {
         init(pid: Int32) {
             let thread = Thread { [self] in
                 while running.load(ordering: .acquiring) {
-                    let names = Self.list(pid)
+                    let names = kernelThreads(of: pid).map(\.name)
                     seen.withLock { $0.formUnion(names) }
                     usleep(100_000)
                 }
                 done.signal()
             }
             thread.start()
-        }
-
-        static func list(_ pid: Int32) -> [String] {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            return tasks.compactMap { task in
-                (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-            }
         }
 
         /// Stops listing and returns every name seen.
@@ -83,11 +80,13 @@ struct GlobalPoolTests {
         let directory = try DaemonProcess.makeDirectory()
         // Auto mode: the static file names the place, gpsd (on a port where nothing listens) is tried and backs off.
         try "53.2\n50.15\n".write(toFile: directory.path + "/geolocation", atomically: true, encoding: .utf8)
+        let tracePath = directory.path + "/prctl.trace"
         let daemon = try DaemonProcess.start(
             config: settingsText(
                 gpsdPort: 1, openMeteoURL: server.baseURL.appendingPathComponent("forecast"),
                 staticFile: directory.path + "/geolocation"),
-            in: directory)
+            in: directory,
+            wrapper: ["/usr/bin/strace", "-D", "-f", "-q", "--seccomp-bpf", "-e", "trace=prctl", "-o", tracePath])
         defer { daemon.removeDirectory() }
         let names = ThreadNames(pid: daemon.process.processIdentifier)
         try await daemon.waitForSocket()
@@ -134,10 +133,38 @@ struct GlobalPoolTests {
 
         // Graceful stop (service-lifecycle starts its tasks then too); the listing runs until the process is gone.
         #expect(await daemon.stop() == 0)
-        let seen = await names.stop()
+        let listed = await names.stop()
+        // The tracer writes the daemon's exit last (strace -q keeps the "+++ exited" lines).
+        let pid = daemon.process.processIdentifier
+        try await daemon.wait(for: "strace's record of the daemon's exit", timeout: .seconds(30)) {
+            Self.traceText(tracePath).split(separator: "\n").contains { line in
+                // `PID +++ exited with N +++`, the PID padded to five columns.
+                line.split(separator: " ").first == "\(pid)" && line.contains("+++ exited with")
+            }
+        }
+        let named = Self.namesSet(in: Self.traceText(tracePath))
+        // The trace did record the daemon's own threads naming themselves (a trace of nothing would prove nothing).
+        #expect(named.contains("fd-waiter") && named.contains("blocking0"), "names in the trace: \(named.sorted())")
+        let seen = listed.union(named)
         let global = seen.intersection(Self.globalPoolThreadNames)
         #expect(global.isEmpty, "workers of the global concurrent pool: \(global.sorted()); all threads seen: \(seen.sorted())")
         // The listing did see the daemon's own threads (a listing that saw nothing would prove nothing).
-        #expect(seen.contains("fd-waiter") && seen.contains("blocking0"), "threads seen: \(seen.sorted())")
+        #expect(listed.contains("fd-waiter") && listed.contains("blocking0"), "threads listed: \(listed.sorted())")
+    }
+
+    static func traceText(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    /// The names in strace's lines `TID prctl(PR_SET_NAME, "name"...) = 0`.
+    static func namesSet(in trace: String) -> Set<String> {
+        var names: Set<String> = []
+        for line in trace.split(separator: "\n") {
+            guard let start = line.range(of: "PR_SET_NAME, \"") else { continue }
+            let rest = line[start.upperBound...]
+            guard let end = rest.firstIndex(of: "\"") else { continue }
+            names.insert(String(rest[..<end]))
+        }
+        return names
     }
 }

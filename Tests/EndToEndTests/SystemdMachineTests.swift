@@ -226,6 +226,9 @@ struct SystemdMachineTests {
             _ = try await waitFor("the restarted service", machine, unit) { $0["SubState"] == "running" }
             let journal = await machine.journal(unit)
             #expect(!journal.contains("status=31/SYS"), "\(journal)")
+            // The unit lets the daemon open its rtnetlink socket (RestrictAddressFamilies): the forecast follows the
+            // network's return at once, not after its retry timer.
+            #expect(!journal.contains("could not be opened"), "\(journal)")
             #expect(try await machine.run(["systemctl", "stop", unit, "forecastd.socket"]).status == 0)
         }
     }
@@ -313,6 +316,8 @@ struct SystemdMachineTests {
             #expect(stop.status == 0)
             let stopped = try await machine.properties("forecastd.service", ["Result", "ExecMainStatus"], user: user)
             #expect(stopped["Result"] == "success" && stopped["ExecMainStatus"] == "0", "\(stopped)")
+            let journal = await machine.journal("forecastd.service", user: user)
+            #expect(!journal.contains("could not be opened"), "\(journal)")
         }
     }
 }

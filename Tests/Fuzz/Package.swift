@@ -1,14 +1,15 @@
 // swift-tools-version: 6.1
 //
 // libFuzzer targets for forecastd's parsers of untrusted input: the settings file, the translation catalogues
-// (with their Plural-Forms), socket requests, every weather provider's answer, every warning feed, and the report
-// a follower receives on MQTT. Built and run by scripts/fuzz, never by `swift build` of the main package
-// (libFuzzer supplies `main`, so these executables link only with -sanitize=fuzzer).
+// (with their Plural-Forms), socket requests, every weather provider's answer, every warning feed, the Wi-Fi
+// geolocation service's answer and the report a follower receives on MQTT. Built and run by scripts/fuzz, never
+// by `swift build` of the main package (libFuzzer supplies `main`, so these executables link only with
+// -sanitize=fuzzer).
 //
 // The main package exports no library products, so the code under test is the main package's own sources,
 // reached through symlinks in Sources/: whole modules where they have no network code (Localization,
-// ForecastModel, FileStore, Settings, Control, MQTTPayloads), and the decoder files alone of WeatherProviders and
-// Warnings, which would otherwise drag in AsyncHTTPClient and SwiftNIO.
+// ForecastModel, FileStore, Settings, Control, MQTTPayloads), and the decoder files alone of WeatherProviders,
+// Warnings and Location, which would otherwise drag in AsyncHTTPClient, SwiftNIO and libgps.
 
 import PackageDescription
 
@@ -49,6 +50,7 @@ let package = Package(
         .target(name: "ProviderDecoders", dependencies: ["ForecastModel"], swiftSettings: strict),
         .target(name: "WarningDecoders", dependencies: ["ForecastModel"], swiftSettings: strict),
         .target(name: "MQTTPayloads", dependencies: ["ForecastModel", "FileStore"], swiftSettings: strict),
+        .target(name: "LocationDecoders", dependencies: ["ForecastModel"], swiftSettings: strict),
 
         // MARK: Fuzz targets
 
@@ -69,5 +71,6 @@ let package = Package(
         fuzzTarget("FuzzECCC", ["WarningFuzzing", "WarningDecoders", "ForecastModel"]),
         fuzzTarget("FuzzGeometry", ["WarningDecoders", "ForecastModel"]),
         fuzzTarget("FuzzSharedReport", ["MQTTPayloads", "ForecastModel"]),
+        fuzzTarget("FuzzWiFiAnswer", ["LocationDecoders", "ForecastModel"]),
     ]
 )

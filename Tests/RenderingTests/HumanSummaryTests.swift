@@ -112,4 +112,18 @@ extension HumanSummaryTests {
         #expect(text.contains("forecastd no está en marcha"), "\(text)")
         #expect(!HumanSummary.render(report(), now: now).contains("forecastd"))
     }
+
+    @Test("Wi-Fi and GeoClue positions say so with their accuracy, in the language")
+    func wifiAndGeoClueLabels() {
+        var wifi = report()
+        wifi.location?.source = "wifi"
+        wifi.location?.accuracyM = 60
+        #expect(HumanSummary.render(wifi, now: now).split(separator: "\n").first?.hasSuffix("[Wi-Fi, ±60 m]") == true)
+        let german = Phrases(CatalogueLibrary.translation(for: .code("de")).translation)
+        #expect(HumanSummary.render(wifi, now: now, phrases: german).contains("[WLAN, ±60 m]"))
+        var geoclue = report()
+        geoclue.location?.source = "geoclue"
+        geoclue.location?.accuracyM = 35
+        #expect(HumanSummary.render(geoclue, now: now).contains("[GeoClue, ±35 m]"))
+    }
 }

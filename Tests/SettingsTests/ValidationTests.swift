@@ -122,7 +122,7 @@ struct ValidationTests {
                     + "(allowed: enabled, host, port, max_fix_age_seconds, recent_fix_minutes)",
                 "\(p):9:1: providers.open_meteo.urll: unknown key (allowed: url, timeout_seconds, geocoding_url)",
                 "\(p):11:1: location.pinn: unknown key "
-                    + "(allowed: mode, refresh_distance_km, naming, static_file, max_speed_kmh, pin, gpsd, ip)",
+                    + "(allowed: mode, refresh_distance_km, naming, static_file, max_speed_kmh, pin, gpsd, wifi, geoclue, ip)",
             ])
     }
 
