@@ -72,6 +72,9 @@ struct PositionTracker {
     private(set) var chosen: Chosen?
     /// Why it was chosen (or why there is none), for logs, `status` and `locate`.
     private(set) var reason = ""
+    /// Whether IP geolocation would be asked now (no better source knows the position) but is not, since traffic
+    /// leaves through a VPN: the report then says why (``vpnNotice``).
+    private(set) var ipWithheldByVPN = false
     /// Whether the daemon is still waiting for gpsd's first answer, within its grace.
     private(set) var locating: Bool
     /// The position sources that should run now.
@@ -295,6 +298,13 @@ struct PositionTracker {
             settings, chosen: sourceChosen, gpsdLocating: locating,
             stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: behindVPN != nil,
             wifiUndecided: settings.activeWiFi != nil && !wifiAnswered)
+        ipWithheldByVPN =
+            behindVPN != nil
+            && Self.wantedSources(
+                settings, chosen: sourceChosen, gpsdLocating: locating,
+                stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: false,
+                wifiUndecided: settings.activeWiFi != nil && !wifiAnswered
+            ).contains { if case .ip = $0 { true } else { false } }
         if !wantedSources.contains(where: { if case .wifi = $0 { true } else { false } }) {
             // Stopped (gpsd knows better): its last answer would be stale by the time it counts again.
             wifiFix = nil
@@ -334,6 +344,16 @@ struct PositionTracker {
             kind: .noLocation,
             message: "No position: " + reasons.joined(separator: " and ")
                 + ". Set one with `forecastctl pin LAT,LON` or [location.pin] in the config.")
+    }
+
+    /// The report's `vpn` notice, while IP geolocation would be asked were traffic not leaving through a VPN: a
+    /// pinned, saved or missing position then says why the IP service's is not used. Absent when a better source
+    /// knows the position (the VPN changes nothing then).
+    var vpnNotice: ReportError? {
+        guard ipWithheldByVPN, let vpn = behindVPN else { return nil }
+        return ReportError(
+            kind: .vpn,
+            message: "IP geolocation is not used: \(vpn.reason), so a service would place the VPN's exit, not this machine.")
     }
 
     static func wantedSources(
