@@ -229,6 +229,35 @@ struct StatePartsTests {
         #expect(located.vpnNotice == nil)
     }
 
+    @Test("Behind a VPN a city-level GeoClue position (its IP fallback) is refused; a Wi-Fi-grade one stays")
+    func trackerGeoClueBehindVPN() {
+        var settings = configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false)
+        settings.geoclue.enabled = true
+        var position = tracker(settings)
+        let wireguard = VPNVerdict(throughVPN: true, reason: "the IPv4 default route goes through wg0 (WireGuard)")
+        _ = position.apply(vpn: wireguard)
+        var cityLevel = fix(40.7128, -74.006, source: .geoclue, at: start)
+        cityLevel.accuracyMeters = 25_000
+        position.handle(.fix(cityLevel))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        let refused = position.locate(now: start).sources.first { $0.source == "geoclue" }
+        #expect(refused?.used == false)
+        #expect(refused?.detail.hasPrefix("not used: city-level or coarser") == true)
+
+        var wifiGrade = fix(48.8584, 2.2945, source: .geoclue, at: start)
+        wifiGrade.accuracyMeters = 35
+        position.handle(.fix(wifiGrade))
+        position.judge(now: start)
+        #expect(position.chosen?.fix == wifiGrade)
+
+        // The VPN down, the coarse position counts again: it is then this machine's own address.
+        position.handle(.fix(cityLevel))
+        _ = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
+        position.judge(now: start)
+        #expect(position.chosen?.fix == cityLevel)
+    }
+
     // MARK: FetchSchedule
 
     @Test("a failure streak waits for the moment it is given, keeps its start, and a success ends it")
