@@ -353,7 +353,8 @@ public actor ForecastState {
     // MARK: Report
 
     func currentErrors() -> [ReportError] {
-        problems.errors(between: [position.noLocationError, here.schedule.reportError].compactMap { $0 })
+        problems.errors(
+            between: [position.noLocationError, position.vpnNotice, here.schedule.reportError].compactMap { $0 })
     }
 
     func publishIfChanged(now: Date, force: Bool = false) {

@@ -72,6 +72,9 @@ struct PositionTracker {
     private(set) var chosen: Chosen?
     /// Why it was chosen (or why there is none), for logs, `status` and `locate`.
     private(set) var reason = ""
+    /// Whether IP geolocation would be asked now (no better source knows the position) but is not, since traffic
+    /// leaves through a VPN: the report then says why (``vpnNotice``).
+    private(set) var ipWithheldByVPN = false
     /// Whether the daemon is still waiting for gpsd's first answer, within its grace.
     private(set) var locating: Bool
     /// The position sources that should run now.
@@ -147,6 +150,20 @@ struct PositionTracker {
         return true
     }
 
+    /// The coarsest GeoClue position used while traffic leaves through a VPN. GeoClue falls back to IP geolocation
+    /// (city-level, tens of kilometres), which behind a VPN places the VPN's exit; its Wi-Fi and GPS positions are
+    /// within a few hundred metres, its cell-tower ones mostly within a few kilometres (docs/location.md).
+    static let geoclueBehindVPNAccuracyMeters = 5_000.0
+
+    /// Whether a GeoClue position is too coarse to trust behind a VPN (no accuracy counts as coarse).
+    static func isCoarse(_ fix: LocationFix) -> Bool { (fix.accuracyMeters ?? .infinity) > geoclueBehindVPNAccuracyMeters }
+
+    /// GeoClue's position as far as the way out lets it count.
+    private var usableGeoClueFix: LocationFix? {
+        guard let fix = geoclueFix, behindVPN == nil || !Self.isCoarse(fix) else { return nil }
+        return fix
+    }
+
     /// The VPN verdict while traffic leaves through one.
     private var behindVPN: VPNVerdict? { vpn?.throughVPN == true ? vpn : nil }
 
@@ -202,6 +219,14 @@ struct PositionTracker {
         case (.geoclue, .fix(let fix)):
             geoclueFix = fix.coordinate.isPlausible ? fix : nil
             geoclueProblem = nil
+            if let vpn = behindVPN, let fix = geoclueFix, Self.isCoarse(fix) {
+                logger.warning(
+                    "GeoClue's position is not used: it is city-level or coarser, likely GeoClue's own IP lookup, and traffic leaves through a VPN.",
+                    metadata: [
+                        "location.accuracy_m": "\(fix.accuracyMeters.map { String(Int($0.rounded())) } ?? "unknown")",
+                        "max_accuracy_m": "\(Int(Self.geoclueBehindVPNAccuracyMeters))", "network.path": "\(vpn.reason)",
+                    ])
+            }
         case (.geoclue, .unavailable(_, let reason)):
             // Its last fix stays, as IP's does: GeoClue not answering now says nothing of where the machine is.
             geoclueProblem = reason
@@ -295,6 +320,13 @@ struct PositionTracker {
             settings, chosen: sourceChosen, gpsdLocating: locating,
             stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: behindVPN != nil,
             wifiUndecided: settings.activeWiFi != nil && !wifiAnswered)
+        ipWithheldByVPN =
+            behindVPN != nil
+            && Self.wantedSources(
+                settings, chosen: sourceChosen, gpsdLocating: locating,
+                stillLocating: locating || (settings.staticFile != nil && !staticAnswered), behindVPN: false,
+                wifiUndecided: settings.activeWiFi != nil && !wifiAnswered
+            ).contains { if case .ip = $0 { true } else { false } }
         if !wantedSources.contains(where: { if case .wifi = $0 { true } else { false } }) {
             // Stopped (gpsd knows better): its last answer would be stale by the time it counts again.
             wifiFix = nil
@@ -336,6 +368,16 @@ struct PositionTracker {
                 + ". Set one with `forecastctl pin LAT,LON` or [location.pin] in the config.")
     }
 
+    /// The report's `vpn` notice, while IP geolocation would be asked were traffic not leaving through a VPN: a
+    /// pinned, saved or missing position then says why the IP service's is not used. Absent when a better source
+    /// knows the position (the VPN changes nothing then).
+    var vpnNotice: ReportError? {
+        guard ipWithheldByVPN, let vpn = behindVPN else { return nil }
+        return ReportError(
+            kind: .vpn,
+            message: "IP geolocation is not used: \(vpn.reason), so a service would place the VPN's exit, not this machine.")
+    }
+
     static func wantedSources(
         _ settings: Settings.Location, chosen: LocationFix?, gpsdLocating: Bool = false, stillLocating: Bool,
         behindVPN: Bool = false, wifiUndecided: Bool = false
@@ -371,7 +413,7 @@ struct PositionTracker {
             gpsd: settings.activeGPSD == nil ? nil : gpsdFix,
             wifi: settings.activeWiFi == nil ? nil : wifiFix,
             staticFile: settings.staticFile == nil ? nil : staticFix,
-            geoclue: settings.activeGeoClue ? geoclueFix : nil,
+            geoclue: settings.activeGeoClue ? usableGeoClueFix : nil,
             ip: settings.activeIP == nil || behindVPN != nil ? nil : ipFix,
             pin: settings.pin.map {
                 LocationFix(coordinate: $0.coordinate, source: .pinned, receivedAt: startedAt, label: $0.name)
@@ -451,7 +493,12 @@ struct PositionTracker {
     private func locateGeoClue(now: Date) -> LocateSource {
         guard settings.activeGeoClue else { return off(.geoclue, "switched off ([location.geoclue] enabled = false)") }
         let name = LocationSource.geoclue.rawValue
-        if let fix = geoclueFix {
+        if let fix = geoclueFix, let vpn = behindVPN, Self.isCoarse(fix) {
+            return entry(
+                .geoclue, fix,
+                "not used: city-level or coarser (likely GeoClue's own IP lookup) while \(vpn.reason), so it may be "
+                    + "the VPN's exit", now: now)
+        } else if let fix = geoclueFix {
             return entry(.geoclue, fix, "the desktop's location service", now: now)
         } else if let problem = geoclueProblem {
             return LocateSource(source: name, state: .problem, used: false, detail: problem)

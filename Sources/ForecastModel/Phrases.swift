@@ -347,6 +347,8 @@ public struct Phrases: Sendable {
             text("Some official warnings for this country could not be placed; they are listed with their area not confirmed.", "error")
         case .warningsPartial:
             text("The warning service sent more warnings than forecastd reads; the least severe were left out.", "error")
+        case .vpn:
+            text("Traffic leaves through a VPN, so IP geolocation is not used: it would place the VPN's exit, not this machine.", "error")
         }
     }
 

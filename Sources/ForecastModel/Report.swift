@@ -341,12 +341,15 @@ public enum ErrorKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// A notice, not a failure: the warning source (named in the message) sent more warnings than are read
     /// (``WarningLimits``); the least severe were left out.
     case warningsPartial = "warnings_partial"
+    /// A notice, not a failure: traffic to the internet leaves through a VPN (named in the message), so IP
+    /// geolocation, which would place the VPN's exit, is neither asked nor used while it would otherwise be.
+    case vpn
 
     /// The kinds that say something about what is listed rather than that something failed: bars do not
     /// colour them as errors, and they never make the forecast stale. A country whose warnings MeteoAlarm
     /// names only by regions forecastd has no shapes for would otherwise keep its bars red for as long as
     /// any warning is in force there.
-    public static let notices: Set<ErrorKind> = [.warningsUnplaced, .warningsPartial]
+    public static let notices: Set<ErrorKind> = [.warningsUnplaced, .warningsPartial, .vpn]
 
     /// Whether a report error of raw kind `kind` is a notice (``notices``); a kind this version does not
     /// know is taken for a failure.

@@ -39,7 +39,7 @@ struct NetworkPathWakeTests {
         return NetworkPathReader(procNet: proc.path, sysClassNet: sys.path, asksKernel: false)
     }
 
-    @Test("Through WireGuard the IP position is not used and locate says why; with the tunnel gone it is again")
+    @Test("Through WireGuard the IP position is not used, and locate and the report say why; with the tunnel gone it is again")
     func vpnVerdictReachesTheState() async throws {
         try await withTemporaryDirectory("vpn-wake") { directory in
             var settings = Settings.testing(pin: Coordinate(latitude: -34.9011, longitude: -56.1645), gpsd: false)
@@ -59,10 +59,16 @@ struct NetworkPathWakeTests {
             #expect(await state.report.location?.source == "pinned")
             let ip = await state.locate().sources.first { $0.source == "ip" }
             #expect(ip?.detail.hasPrefix("not used: the IPv4 default route goes through wg0 (WireGuard)") == true)
+            // The report says why, as a notice: the forecast does not turn stale, bars do not colour it as an error.
+            let behind = await state.report
+            let notice = try #require(behind.errors.first { $0.kind == "vpn" })
+            #expect(notice.message.hasPrefix("IP geolocation is not used: the IPv4 default route goes through wg0 (WireGuard)"))
+            #expect(ErrorKind.isNotice(notice.kind))
 
             let plain = try writeTree(directory, defaultThrough: "wlan0")
             await WakeService(state: state, logger: Logger(label: "test"), pathReader: plain).judgePath()
             #expect(await state.report.location?.source == "ip")
+            #expect(await state.report.errors.allSatisfy { $0.kind != "vpn" })
         }
     }
 

@@ -202,12 +202,60 @@ struct StatePartsTests {
         let ip = position.locate(now: start).sources.first { $0.source == "ip" }
         #expect(ip?.state == .off)
         #expect(ip?.detail.hasPrefix("not used: the IPv4 default route goes through wg0 (WireGuard)") == true)
+        #expect(
+            position.vpnNotice?.message
+                == "IP geolocation is not used: the IPv4 default route goes through wg0 (WireGuard), so a service "
+                + "would place the VPN's exit, not this machine.")
 
         let down = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
         #expect(down)
         position.judge(now: start)
         #expect(position.chosen?.fix.source == .ip)
         #expect(position.wantedSources.contains(where: isIP))
+        #expect(position.vpnNotice == nil)
+
+        // The notice only while IP geolocation is what the VPN holds back: a Wi-Fi position makes it moot.
+        var withWiFi = configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false, ip: true)
+        withWiFi.wifi.enabled = true
+        var located = tracker(withWiFi)
+        _ = located.apply(vpn: wireguard)
+        located.handle(.noFix(source: .wifi))
+        located.judge(now: start)
+        #expect(located.chosen?.fix.source == .pinned)
+        #expect(located.vpnNotice?.kind == ErrorKind.vpn.rawValue)
+        located.handle(.fix(fix(52.5163, 13.3777, source: .wifi, at: start)))
+        located.judge(now: start)
+        #expect(located.chosen?.fix.source == .wifi)
+        #expect(located.vpnNotice == nil)
+    }
+
+    @Test("Behind a VPN a city-level GeoClue position (its IP fallback) is refused; a Wi-Fi-grade one stays")
+    func trackerGeoClueBehindVPN() {
+        var settings = configuration(pin: Coordinate(latitude: -34.9, longitude: -56.16), gpsd: false)
+        settings.geoclue.enabled = true
+        var position = tracker(settings)
+        let wireguard = VPNVerdict(throughVPN: true, reason: "the IPv4 default route goes through wg0 (WireGuard)")
+        _ = position.apply(vpn: wireguard)
+        var cityLevel = fix(40.7128, -74.006, source: .geoclue, at: start)
+        cityLevel.accuracyMeters = 25_000
+        position.handle(.fix(cityLevel))
+        position.judge(now: start)
+        #expect(position.chosen?.fix.source == .pinned)
+        let refused = position.locate(now: start).sources.first { $0.source == "geoclue" }
+        #expect(refused?.used == false)
+        #expect(refused?.detail.hasPrefix("not used: city-level or coarser") == true)
+
+        var wifiGrade = fix(48.8584, 2.2945, source: .geoclue, at: start)
+        wifiGrade.accuracyMeters = 35
+        position.handle(.fix(wifiGrade))
+        position.judge(now: start)
+        #expect(position.chosen?.fix == wifiGrade)
+
+        // The VPN down, the coarse position counts again: it is then this machine's own address.
+        position.handle(.fix(cityLevel))
+        _ = position.apply(vpn: VPNVerdict(throughVPN: false, reason: "the default route goes through wlan0, no VPN"))
+        position.judge(now: start)
+        #expect(position.chosen?.fix == cityLevel)
     }
 
     // MARK: FetchSchedule

@@ -28,17 +28,8 @@ extension NetworkQuietTests {
             return result
         }
 
-        @Test("pinned, with its forecast and no readers, no thread of the daemon wakes")
-        func pinnedDaemonSleeps() async throws {
-            let server = try await ReplayServer.start()
-            let daemon = try await startPinnedAtSamara(server: server)
-            defer { daemon.removeDirectory() }
-            // Settling: the answer written, the asking connection's work done, idle worker threads (if any) gone.
-            try await Task.sleep(for: .seconds(6))
-            // One quiet window of 3 s in up to three proves that nothing polls (a poll every second or faster
-            // wakes a thread in each); the other windows allow for a wakeup the machine causes (a network change
-            // reported by rtnetlink, handed to the event loop), which a loaded or busy test machine has.
-            let pid = daemon.process.processIdentifier
+        /// The threads that woke in each 3 s window, up to three windows, stopping at the first in which none did.
+        func wokenWindows(of pid: Int32) async throws -> [String] {
             var windows: [String] = []
             for _ in 1...3 {
                 let before = threads(of: pid)
@@ -51,9 +42,57 @@ extension NetworkQuietTests {
                 if woken.isEmpty { break }
                 windows.append(woken.sorted().joined(separator: ", "))
             }
+            return windows
+        }
+
+        @Test("pinned, with its forecast and no readers, no thread of the daemon wakes")
+        func pinnedDaemonSleeps() async throws {
+            let server = try await ReplayServer.start()
+            let daemon = try await startPinnedAtSamara(server: server)
+            defer { daemon.removeDirectory() }
+            // Settling: the answer written, the asking connection's work done, idle worker threads (if any) gone.
+            try await Task.sleep(for: .seconds(6))
+            // One quiet window of 3 s in up to three proves that nothing polls (a poll every second or faster
+            // wakes a thread in each); the other windows allow for a wakeup the machine causes (a network change
+            // reported by rtnetlink, handed to the event loop), which a loaded or busy test machine has.
+            let windows = try await wokenWindows(of: daemon.process.processIdentifier)
             #expect(windows.count < 3, "threads that woke in each of three 3 s windows: \(windows.joined(separator: " | "))")
             #expect(await daemon.stop() == 0)
             try await server.shutdown()
+        }
+        @Test("with Wi-Fi positioning on, once located by Wi-Fi and fetched, no thread wakes while nothing changes")
+        func wifiDaemonSleeps() async throws {
+            try await withPrivateBus(kind: .system) { bus in
+                let manager = try await NetworkManagerMock.start(on: bus)
+                let wlan0 = try await manager.addWiFiDevice()
+                try await manager.addAccessPoint(to: wlan0, name: "a", ssid: "Home", bssid: "00:25:9C:CF:1C:AC", strength: 80)
+                try await manager.addAccessPoint(to: wlan0, name: "b", ssid: "Cafe", bssid: "84:1B:5E:00:00:01", strength: 40)
+                let server = try await ReplayServer.start()
+                server.setRoute(
+                    path: "/forecast",
+                    ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+                server.setRoute(path: "/v1/geolocate", try .fixture("geolocation/beacondb-200-position.json"))
+                let directory = try DaemonProcess.makeDirectory()
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let config = settingsText(
+                    gpsdPort: try closedPort(), openMeteoURL: server.baseURL.appendingPathComponent("forecast"),
+                    pin: (-34.9011, -56.1645, "Montevideo"), wifiURL: server.url("/v1/geolocate"))
+                let daemon = try DaemonProcess.start(
+                    config: config, in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+                try await daemon.waitForSocket()
+                try await daemon.wait(for: "the Wi-Fi position with a forecast") {
+                    let report = try await socketReport(daemon.socketPath)
+                    return report.location?.source == "wifi" && report.current != nil
+                }
+                // Settling, as above; then the same windows (the bus and NetworkManager say nothing meanwhile).
+                try await Task.sleep(for: .seconds(6))
+                let windows = try await wokenWindows(of: daemon.process.processIdentifier)
+                #expect(windows.count < 3, "threads that woke in each of three 3 s windows: \(windows.joined(separator: " | "))")
+                #expect(server.requests().filter { $0.path == "/v1/geolocate" }.count == 1)
+                #expect(await daemon.stop() == 0)
+                manager.stop()
+                try await server.shutdown()
+            }
         }
     }
 }

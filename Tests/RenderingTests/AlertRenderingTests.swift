@@ -246,7 +246,7 @@ struct AlertRenderingTests {
     }
 
     @Test(
-        "The notice that warnings could not be placed, or were too many, colours no bar as an error; a failure does"
+        "The notices (warnings not placed, too many, IP geolocation not used behind a VPN) colour no bar as an error; a failure does"
     )
     func noticesAreNotErrors() throws {
         var report = base
@@ -256,9 +256,14 @@ struct AlertRenderingTests {
         report.errors = [
             ReportError(kind: .warningsUnplaced, message: "meteoalarm sent 1 warning for this country whose area could not be placed."),
             ReportError(kind: .warningsPartial, message: "meteoalarm sent more than 2000 warnings."),
+            ReportError(
+                kind: .vpn,
+                message: "IP geolocation is not used: the IPv4 default route goes through wg0 (WireGuard), so a service "
+                    + "would place the VPN's exit, not this machine."),
         ]
         let classes = try #require(try waybar(report)["class"] as? [String])
         #expect(!classes.contains("error"))
+        #expect(try #require(try waybar(report)["tooltip"] as? String).contains("through wg0 (WireGuard)"))
         let options = ReportFixtures.options(for: report)
         #expect(!Renderer.render(report, as: .polybar, options: options).contains(BarColor.error))
         #expect(!Renderer.render(report, as: .i3blocks, options: options).contains(BarColor.error))
