@@ -43,7 +43,9 @@ let package = Package(
         .target(name: "FileStore", swiftSettings: strict),
         .target(
             name: "Settings",
-            dependencies: ["ForecastModel", "FileStore", "Localization", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: [
+                "ForecastModel", "FileStore", "Localization", "MQTTPayloads", .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
             swiftSettings: strict
         ),
         .target(name: "Control", dependencies: ["ForecastModel"], swiftSettings: strict),

@@ -2,6 +2,7 @@ import ForecastModel
 import Foundation
 import MQTTPayloads
 import Testing
+import TestSupport
 
 /// The report on MQTT: what a follower makes of it, and what it refuses.
 struct SharedReportTests {
@@ -20,6 +21,36 @@ struct SharedReportTests {
     }
 
     enum Refused: Error { case removed }
+
+    /// The seeds of `scripts/fuzz`'s FuzzSharedReport: what a publisher sends for the recorded Open-Meteo answers,
+    /// kept equal to the encoder's output here (`FORECASTD_UPDATE_GOLDEN=1` rewrites them), so the fuzzer starts
+    /// from real messages of the current form, not from ones an older encoder wrote.
+    @Test func theFuzzSeedsAreWhatAPublisherSends() throws {
+        let directory = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fuzz/Seeds/shared-reports")
+        let warned = try PayloadFixtures.samara(
+            warnings: [PayloadFixtures.windWarning(start: PayloadFixtures.samaraFetched)])
+        let samaraNow = PayloadFixtures.samaraFetched.addingTimeInterval(120)
+        let seeds: [(name: String, payload: [UInt8], now: Date)] = [
+            ("bromsgrove-metric", try Self.payload(try PayloadFixtures.bromsgrove(units: .metric)), Self.now),
+            ("bromsgrove-imperial", try Self.payload(try PayloadFixtures.bromsgrove(units: .imperial)), Self.now),
+            ("samara-wind-warning", try Self.payload(warned, now: samaraNow), samaraNow),
+        ]
+        if ProcessInfo.processInfo.environment["FORECASTD_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for seed in seeds {
+                try Data(seed.payload).write(to: directory.appendingPathComponent(seed.name + ".json"), options: .atomic)
+            }
+        }
+        for seed in seeds {
+            let kept = try Data(contentsOf: directory.appendingPathComponent(seed.name + ".json"))
+            #expect(kept == Data(seed.payload), "\(seed.name).json differs from what the encoder sends now")
+            // And each is a message a follower takes.
+            guard case .report = try SharedReport.decode(seed.payload, now: seed.now.addingTimeInterval(60)) else {
+                Issue.record("\(seed.name) decodes as a removal")
+                continue
+            }
+        }
+    }
 
     /// A follower renders the publisher's values in its own units and gets the report the publisher would have
     /// made in those units: the same numbers, not a conversion of rounded ones.
