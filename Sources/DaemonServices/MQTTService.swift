@@ -95,6 +95,9 @@ public struct MQTTService: Service, CustomStringConvertible {
                 signal.yield(.reconnectDue)
                 for await next in signals {
                     if case .reconnectDue = next {
+                        // The armed wait is over: the failure of this attempt arms the next one (the flag only
+                        // keeps a refusal and its disconnection from arming twice).
+                        publisher.reconnectArmed = false
                         group.addTask {
                             do throws(MQTTError) { try await connection.connect() } catch { signal.yield(.connectFailed(error)) }
                         }

@@ -167,4 +167,24 @@ struct MQTTPublishTests {
         #expect(server.requestCount(path: "/forecast") == 1)
         await daemon.stop()
     }
+
+    /// A broker down for longer than the first retries: every failed attempt arms the next, and the daemon
+    /// publishes once the broker starts. (Before, the flag that keeps a refusal and its disconnection from arming
+    /// twice was cleared only by a connection: the second failure armed nothing, and the daemon never tried again.)
+    @Test func aBrokerDownForSeveralRetriesIsReachedOnceItStarts() async throws {
+        let broker = try MosquittoBroker.make(started: false)
+        let server = try await ReplayServer.start()
+        let daemon = try await startPinnedAtSamara(
+            server: server, extra: Self.mqttSettings(broker, topic: "forecastd/late"))
+        defer { daemon.removeDirectory() }
+        // Attempts about 0, 1, 3 and 7 s after start (1 s doubling, less up to half at random).
+        try await daemon.wait(for: "four failed attempts", timeout: .seconds(60)) { daemon.log.contains("attempt=4") }
+        try await onOwnThread { try broker.start() }
+        // The next attempt comes within 8 s, the one after within 16 s.
+        try await daemon.wait(for: "the report once the broker started", timeout: .seconds(60)) {
+            try await Self.retainedJSON(broker, "forecastd/late/report") != nil
+        }
+        #expect(daemon.isRunning)
+        await daemon.stop()
+    }
 }
