@@ -180,18 +180,7 @@ final class BusState {
                     withOptionalCString(match.member) { member in
                         sd_bus_match_signal_async(
                             bus, &slot, sender, path, interface, member,
-                            { message, userdata, _ in
-                                guard let message, let userdata else { return 0 }
-                                let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
-                                record.state.deliverSignal(message, to: record)
-                                return 0
-                            },
-                            { reply, userdata, _ in
-                                guard let reply, let userdata else { return 0 }
-                                let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
-                                record.state.matchInstalled(reply, for: record)
-                                return 0
-                            }, Unmanaged.passUnretained(record).toOpaque())
+                            signalArrived, matchAnswered, Unmanaged.passUnretained(record).toOpaque())
                     }
                 }
             }
@@ -203,18 +192,7 @@ final class BusState {
         match.rule.withCString { rule in
             sd_bus_add_match_async(
                 bus, &slot, rule,
-                { message, userdata, _ in
-                    guard let message, let userdata else { return 0 }
-                    let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
-                    record.state.deliverSignal(message, to: record)
-                    return 0
-                },
-                { reply, userdata, _ in
-                    guard let reply, let userdata else { return 0 }
-                    let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
-                    record.state.matchInstalled(reply, for: record)
-                    return 0
-                }, Unmanaged.passUnretained(record).toOpaque())
+                signalArrived, matchAnswered, Unmanaged.passUnretained(record).toOpaque())
         }
     }
 
@@ -292,6 +270,23 @@ final class BusState {
         }
         retired.removeAll()
     }
+}
+
+/// sd-bus's callback for a signal that a match let through; its userdata is the match's ``SlotRecord``. One
+/// function for both ways a match is added (sd-bus's own rule, or a rule written here).
+private let signalArrived: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
+    record.state.deliverSignal(message, to: record)
+    return 0
+}
+
+/// sd-bus's callback for the bus's answer to adding a match.
+private let matchAnswered: sd_bus_message_handler_t = { reply, userdata, _ in
+    guard let reply, let userdata else { return 0 }
+    let record = Unmanaged<SlotRecord>.fromOpaque(userdata).takeUnretainedValue()
+    record.state.matchInstalled(reply, for: record)
+    return 0
 }
 
 /// One request's record: the token, the slot, and whom to answer.
