@@ -192,3 +192,40 @@ func kernelThreads(of pid: Int32) -> [(name: String, syscall: String)] {
         )
     }
 }
+
+/// A laptop as the Wi-Fi tests need it: dbusmock's NetworkManager on `bus` (a private system bus) with a Wi-Fi
+/// device and two access points (`more` adds others), beaconDB's recorded answer and the Samara forecast replayed,
+/// and a daemon pinned at Montevideo with Wi-Fi positioning on, started in `directory` and waited for until its
+/// report's position comes from Wi-Fi with a forecast.
+struct WiFiLaptop {
+    let manager: NetworkManagerMock
+    let server: ReplayServer
+    let daemon: DaemonProcess
+
+    static func start(
+        on bus: PrivateDBusDaemon, in directory: URL,
+        more: (NetworkManagerMock, _ device: String) async throws -> Void = { _, _ in }
+    ) async throws -> WiFiLaptop {
+        let manager = try await NetworkManagerMock.start(on: bus)
+        let wlan0 = try await manager.addWiFiDevice()
+        try await manager.addAccessPoint(to: wlan0, name: "a", ssid: "Home", bssid: "00:25:9C:CF:1C:AC", strength: 80)
+        try await manager.addAccessPoint(to: wlan0, name: "b", ssid: "Cafe", bssid: "84:1B:5E:00:00:01", strength: 40)
+        try await more(manager, wlan0)
+        let server = try await ReplayServer.start()
+        server.setRoute(
+            path: "/forecast",
+            ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
+        server.setRoute(path: "/v1/geolocate", try .fixture("geolocation/beacondb-200-position.json"))
+        let config = settingsText(
+            gpsdPort: try closedPort(), openMeteoURL: server.baseURL.appendingPathComponent("forecast"),
+            pin: (-34.9011, -56.1645, "Montevideo"), wifiURL: server.url("/v1/geolocate"))
+        let daemon = try DaemonProcess.start(
+            config: config, in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        try await daemon.waitForSocket()
+        try await daemon.wait(for: "the Wi-Fi position with a forecast") {
+            let report = try await socketReport(daemon.socketPath)
+            return report.location?.source == "wifi" && report.current != nil
+        }
+        return WiFiLaptop(manager: manager, server: server, daemon: daemon)
+    }
+}

@@ -63,27 +63,10 @@ extension NetworkQuietTests {
         @Test("with Wi-Fi positioning on, once located by Wi-Fi and fetched, no thread wakes while nothing changes")
         func wifiDaemonSleeps() async throws {
             try await withPrivateBus(kind: .system) { bus in
-                let manager = try await NetworkManagerMock.start(on: bus)
-                let wlan0 = try await manager.addWiFiDevice()
-                try await manager.addAccessPoint(to: wlan0, name: "a", ssid: "Home", bssid: "00:25:9C:CF:1C:AC", strength: 80)
-                try await manager.addAccessPoint(to: wlan0, name: "b", ssid: "Cafe", bssid: "84:1B:5E:00:00:01", strength: 40)
-                let server = try await ReplayServer.start()
-                server.setRoute(
-                    path: "/forecast",
-                    ReplayResponse(status: 200, headers: ["Content-Type": "application/json"], body: try samaraResponse()))
-                server.setRoute(path: "/v1/geolocate", try .fixture("geolocation/beacondb-200-position.json"))
                 let directory = try DaemonProcess.makeDirectory()
                 defer { try? FileManager.default.removeItem(at: directory) }
-                let config = settingsText(
-                    gpsdPort: try closedPort(), openMeteoURL: server.baseURL.appendingPathComponent("forecast"),
-                    pin: (-34.9011, -56.1645, "Montevideo"), wifiURL: server.url("/v1/geolocate"))
-                let daemon = try DaemonProcess.start(
-                    config: config, in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-                try await daemon.waitForSocket()
-                try await daemon.wait(for: "the Wi-Fi position with a forecast") {
-                    let report = try await socketReport(daemon.socketPath)
-                    return report.location?.source == "wifi" && report.current != nil
-                }
+                let laptop = try await WiFiLaptop.start(on: bus, in: directory)
+                let (manager, server, daemon) = (laptop.manager, laptop.server, laptop.daemon)
                 // Settling, as above; then the same windows (the bus and NetworkManager say nothing meanwhile).
                 try await Task.sleep(for: .seconds(6))
                 let windows = try await wokenWindows(of: daemon.process.processIdentifier)
