@@ -60,6 +60,10 @@ extension ForecastState {
     /// After a failure a user may ask again only after 10 s (``DaemonIntervals/userRefresh``): more would
     /// only hammer the provider.
     public func refreshNow() async -> RefreshOutcome {
+        if let follow {
+            return RefreshOutcome(
+                .failed, error: "this forecastd follows \(follow.topic) on MQTT and asks no provider itself")
+        }
         guard inputs.fix != nil else {
             return RefreshOutcome(.noPosition)
         }
