@@ -238,6 +238,8 @@ public struct DaemonComposition: Sendable {
                 },
             ]
             parts += alertServices(state: state, httpClient: httpClient)
+        } else {
+            parts.append(notificationService(state: state))
         }
         if settings.mqtt.enabled {
             parts.append(MQTTService(state: state, settings: settings.mqtt, logger: logger))
