@@ -103,6 +103,8 @@ public struct MQTTService: Service, CustomStringConvertible {
                 signal.yield(.reconnectDue)
                 for await next in signals {
                     if case .reconnectDue = next {
+                        // The armed wait is over: the failure of this attempt arms the next one.
+                        role.reconnectDue()
                         group.addTask {
                             do throws(MQTTError) { try await connection.connect() } catch { signal.yield(.connectFailed(error)) }
                         }
@@ -181,6 +183,18 @@ public struct MQTTService: Service, CustomStringConvertible {
                 let wait = await follower.handle(signal)
                 self = .follower(follower)
                 return wait
+            }
+        }
+
+        /// The reconnect alarm rang: no attempt is armed any more.
+        mutating func reconnectDue() {
+            switch self {
+            case .publisher(var publisher):
+                publisher.outage.reconnectArmed = false
+                self = .publisher(publisher)
+            case .follower(var follower):
+                follower.outage.reconnectArmed = false
+                self = .follower(follower)
             }
         }
 

@@ -130,6 +130,47 @@ struct MQTTFollowTests {
         }
     }
 
+    /// A broker killed and down for longer than the first retry: the attempts go on (each failed one arms the next)
+    /// and both daemons are back once it returns; the follower kept its report meanwhile and takes the change the
+    /// publisher made while the broker was away.
+    @Test func aBrokerDownForSeveralRetriesIsReconnectedByThePublisherAndTheFollower() async throws {
+        let broker = try MosquittoBroker.make()
+        let publisherServer = try await ReplayServer.start()
+        let followerServer = try await ReplayServer.start()
+        let publisher = try await startPinnedAtSamara(
+            server: publisherServer, extra: MQTTPublishTests.mqttSettings(broker, topic: "forecastd/pub"))
+        defer { publisher.removeDirectory() }
+        let directory = try DaemonProcess.makeDirectory()
+        let follower = try await Self.start(
+            follower: try Self.followerSettings(
+                broker, server: followerServer, id: "follower", units: "metric", language: "en",
+                bar: directory.path + "/bar.txt"),
+            in: directory)
+        defer { follower.removeDirectory() }
+        try await follower.wait(for: "the followed report", timeout: .seconds(20)) {
+            try await socketReport(follower.socketPath).current?.temperature == 18.5
+        }
+
+        try await onOwnThread { broker.kill() }
+        try await follower.wait(for: "the lost connection") { follower.log.contains("The connection to the MQTT broker ended") }
+        let settings = try String(contentsOfFile: publisher.configPath, encoding: .utf8)
+        try settings.replacingOccurrences(of: "[location.pin]\n", with: "[location.pin]\nname = \"Away\"\n")
+            .write(toFile: publisher.configPath, atomically: true, encoding: .utf8)
+        // The first retry comes within 1 s and fails; so do the next ones while the broker stays down.
+        try await publisher.wait(for: "two failed retries", timeout: .seconds(20)) {
+            publisher.log.components(separatedBy: "The MQTT broker cannot be reached").count
+                + publisher.log.components(separatedBy: "The connection to the MQTT broker ended").count >= 5
+        }
+        #expect(try await socketReport(follower.socketPath).current?.temperature == 18.5)
+        try await onOwnThread { try broker.start() }
+        try await follower.wait(for: "the change made while the broker was away", timeout: .seconds(40)) {
+            try await socketReport(follower.socketPath).place?.name == "Away"
+        }
+        #expect(followerServer.requests().isEmpty)
+        await follower.stop()
+        await publisher.stop()
+    }
+
     @Test func garbageOversizedAndWrongSchemaMessagesAreRefusedAndTheLastGoodReportStaysThroughAnOutageAndARestart()
         async throws
     {
