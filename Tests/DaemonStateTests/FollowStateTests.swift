@@ -71,7 +71,9 @@ struct FollowStateTests: OnTestClock {
         // A message published before the one held (a redelivery) changes nothing.
         await state.followed(shared(temperature: 30, publishedAt: clock.now.addingTimeInterval(-60)))
         #expect(await state.report.current?.temperature == 50)
-        #expect(await state.refreshNow().kind == .failed)
+        // A user's refresh fetches nothing: the answer names the followed topic.
+        let refresh = await state.refreshNow()
+        #expect(refresh.kind == .following && refresh.provider == "forecastd/pub")
     }
 
     @Test func theLastGoodReportIsRestoredStaleForTheSameTopicOnly() async throws {

@@ -219,6 +219,9 @@ struct MQTTFollowTests {
             }
         }
         #expect(follower.isRunning)
+        // A refresh asked on the socket fetches nothing, and says why.
+        let refresh = try await Self.request(follower, #"{"request":"refresh"}"#)
+        #expect(refresh.contains(#""outcome":"following""#) && refresh.contains("forecastd/pub"), "\(refresh)")
         var report = try await socketReport(follower.socketPath)
         #expect(report.current?.temperature == 18.5)
         #expect(report.stale)
