@@ -22,6 +22,9 @@ import Waiting
 /// The broker is never needed: one that is down at start, refuses this client or goes away is tried again after a
 /// backoff with jitter (``Backoff``) on an `Alarm`, logged once per outage, and the rest of the daemon carries on.
 /// After a reconnect everything retained is published again (a broker without persistence forgot it).
+///
+/// With `[mqtt] follow` it publishes nothing and follows another forecastd instead (``Follower``): the followed
+/// report and status go to the state, which renders them as this daemon's own report.
 public struct MQTTService: Service, CustomStringConvertible {
     /// The wait before connection attempt `n` (0 for the first retry): `initial` doubled each time up to `maximum`,
     /// then a random part of it taken away (up to half), so a household's daemons do not all return at once

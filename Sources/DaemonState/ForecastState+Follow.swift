@@ -18,6 +18,9 @@ struct FollowState: Sendable, Hashable {
     /// at the latest when its next forecast is fetched (one refresh interval), so a report older than that
     /// and a grace for the fetch and its retries means the publisher is not being heard.
     static let grace: TimeInterval = 5 * 60
+    /// How long after the start a follower without any report says so in the report's errors rather than only
+    /// "locating": the retained report arrives within moments of the connection when there is one.
+    static let firstReportWait: TimeInterval = 30
 
     func overdueAt(_ report: SharedReport) -> Date {
         report.publishedAt.addingTimeInterval(TimeInterval(report.publisher.refreshSeconds) + Self.grace)
@@ -74,9 +77,14 @@ extension ForecastState {
     func reevaluateFollowing(_ state: FollowState, now: Date) {
         let settings = settings.value
         guard let report = state.report else {
+            let waited = now >= startedAt.addingTimeInterval(FollowState.firstReportWait)
+            let none = ReportError(
+                kind: .offline,
+                message: "No report from the followed forecastd (\(state.topic)) yet: check that the MQTT broker can "
+                    + "be reached and that \(state.topic) publishes.")
             inputs = ReportInputs(
-                units: settings.units, staleAfter: settings.staleAfter, locating: true,
-                errors: problems.errors(between: []), nowcastHorizon: settings.nowcast.activeHorizon)
+                units: settings.units, staleAfter: settings.staleAfter, locating: !waited,
+                errors: problems.errors(between: waited ? [none] : []), nowcastHorizon: settings.nowcast.activeHorizon)
             publishIfChanged(now: now)
             return
         }
@@ -107,7 +115,8 @@ extension ForecastState {
 
     /// The moment the followed report turns overdue, when it is not yet.
     func followJudgementMoments() -> [Date] {
-        guard let report = follow?.report, let state = follow else { return [] }
+        guard let state = follow else { return [] }
+        guard let report = state.report else { return [startedAt.addingTimeInterval(FollowState.firstReportWait)] }
         return [state.overdueAt(report)]
     }
 }

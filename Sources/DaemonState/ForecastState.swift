@@ -22,7 +22,7 @@ public actor ForecastState {
     // private, for that reason only.
     let logger: Logger
     let clock: @Sendable () -> Date
-    private let startedAt: Date
+    let startedAt: Date
 
     /// Where the machine is and what each position source says.
     private var position: PositionTracker

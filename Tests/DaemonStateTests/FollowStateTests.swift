@@ -31,6 +31,20 @@ struct FollowStateTests: OnTestClock {
         return state
     }
 
+    @Test func withoutAnyReportTheFollowerSaysSoAfterItsFirstWait() async throws {
+        let state = await imperialFollower()
+        #expect(await state.report.errors.isEmpty)
+        clock.advance(29)
+        await state.tick()
+        #expect(await state.report.errors.isEmpty)
+        clock.advance(2)
+        await state.tick()
+        let waited = await state.report
+        #expect(waited.errors.contains { $0.kind == "offline" && $0.message.contains("forecastd/pub") }, "\(waited.errors)")
+        await state.followed(shared(temperature: 10))
+        #expect(await state.report.errors.isEmpty)
+    }
+
     @Test func theFollowedReportIsRenderedInThisDaemonsUnitsAndTurnsStaleOnceOverdue() async throws {
         let state = await imperialFollower()
         #expect(await state.report.current == nil)
