@@ -5,7 +5,8 @@
 #
 # Each round renames the publisher's pin (an edit of its settings file, applied live: the report changes, and the
 # publisher also fetches again for the changed pin) and measures, for each follower, the time from the rename until
-# its status file names the new place. Half the followers are imperial: each renders its own report.
+# its status file names the new place (and the same for the publisher's own status file: the part of the time that
+# is the publisher's reload and report). Half the followers are imperial: each renders its own report.
 #
 #   Benchmarks/followers.sh                          the release build (built first into .build-release), 50
 #                                                    followers, 10 rounds
@@ -64,11 +65,11 @@ for i in $(seq "$followers"); do bench_wait_forecast "$work/f$i" 120; done
 echo "binary: $BINARY"
 echo "followers: $followers, rounds: $rounds"
 
-python3 - "$work/pub/forecastd.toml" "$rounds" "$work"/f*/run/report.json <<'PY'
+python3 - "$work/pub/forecastd.toml" "$rounds" "$work/pub/run/report.json" "$work"/f*/run/report.json <<'PY'
 import os, re, statistics, sys, time
-settings, rounds, files = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-every = []
-print(f"{'round':>5}  {'p50 ms':>8}  {'p99 ms':>8}  {'max ms':>8}  missed")
+settings, rounds, own, files = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+every, publisher = [], []
+print(f"{'round':>5}  {'publisher ms':>12}  {'p50 ms':>8}  {'p99 ms':>8}  {'max ms':>8}  missed")
 for k in range(1, rounds + 1):
     name = f"Round {k}"
     text = re.sub(r'name = "Round \d+"', f'name = "{name}"', open(settings).read())
@@ -77,7 +78,7 @@ for k in range(1, rounds + 1):
     seen = {}
     start = time.monotonic()
     os.rename(settings + ".new", settings)
-    pending, latencies = set(files), []
+    pending, latencies, own_latency = set(files) | {own}, [], float("nan")
     while pending and time.monotonic() - start < 60:
         for path in list(pending):
             try:
@@ -89,16 +90,22 @@ for k in range(1, rounds + 1):
             seen[path] = mtime
             with open(path) as report:
                 if f'"{name}"' in report.read():
-                    latencies.append((time.monotonic() - start) * 1000)
+                    if path == own:
+                        own_latency = (time.monotonic() - start) * 1000
+                    else:
+                        latencies.append((time.monotonic() - start) * 1000)
                     pending.discard(path)
         time.sleep(0.002)
     latencies.sort()
     every += latencies
+    publisher.append(own_latency)
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else float("nan")
-    print(f"{k:>5}  {statistics.median(latencies):8.1f}  {p99:8.1f}  {latencies[-1]:8.1f}  {len(pending)}")
+    print(f"{k:>5}  {own_latency:12.1f}  {statistics.median(latencies):8.1f}  {p99:8.1f}  {latencies[-1]:8.1f}  "
+          f"{len(pending)}")
     time.sleep(2)
 every.sort()
-print(f"all rounds: p50 {statistics.median(every):.1f} ms, p99 {every[int(len(every) * 0.99)]:.1f} ms, "
+print(f"the publisher's own status file: median {statistics.median(publisher):.1f} ms")
+print(f"all rounds, followers: p50 {statistics.median(every):.1f} ms, p99 {every[int(len(every) * 0.99)]:.1f} ms, "
       f"max {every[-1]:.1f} ms over {len(every)} updates")
 PY
 
