@@ -351,7 +351,7 @@ let package = Package(
             name: "DaemonState",
             dependencies: [
                 "ForecastModel", "FileStore", "Settings", "Location", "WeatherProviders", "Control", "Rendering",
-                "Localization", "Waiting", "NetworkPath",
+                "Localization", "Waiting", "NetworkPath", "MQTTPayloads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -362,6 +362,7 @@ let package = Package(
             name: "DaemonStateTests",
             dependencies: [
                 "DaemonState", "ForecastModel", "Location", "Settings", "WeatherProviders", "TestSupport", "NetworkPath",
+                "MQTTPayloads",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

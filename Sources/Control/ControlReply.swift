@@ -109,7 +109,7 @@ public struct ControlAnswer: Codable, Sendable, Hashable {
     public var ok: Bool
     /// What happened, for people, in English.
     public var message: String
-    /// `REFRESH`: `fetched`, `no_position`, `too_soon` or `failed`.
+    /// `REFRESH`: `fetched`, `no_position`, `too_soon`, `failed` or `following`.
     public var outcome: String?
     /// `REFRESH`: the provider that answered.
     public var provider: String?

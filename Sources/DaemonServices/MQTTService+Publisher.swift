@@ -15,12 +15,7 @@ extension MQTTService {
         let connection: MQTTConnection
         let setup: Setup
         var connected = false
-        /// Whether the alarm is armed for a reconnect (a refusal and the disconnection after it arm it once).
-        var reconnectArmed = false
-        /// Failed attempts since the last connection.
-        var attempt = 0
-        /// Whether this outage was logged (once per outage at warning level).
-        var outageLogged = false
+        var outage = Outage()
         var latest: PublishedReport?
         /// The units and language the discovery configs were published in since the connection.
         var discovered: (units: ReportUnits, language: LanguageChoice)?
@@ -58,9 +53,7 @@ extension MQTTService {
             switch event {
             case .connected:
                 connected = true
-                reconnectArmed = false
-                attempt = 0
-                outageLogged = false
+                outage = Outage()
                 discovered = nil
                 discoveredCities = []
                 logger.info(
@@ -83,25 +76,9 @@ extension MQTTService {
             }
         }
 
-        /// Notes a failure: logged once per outage (then at debug level), and the wait before the next attempt,
-        /// nil when one is armed already.
         private mutating func lost(_ message: Logger.Message, reason: String) -> TimeInterval? {
             connected = false
-            let metadata: Logger.Metadata = [
-                "broker": "\(setup.options.brokerDescription)", "reason": "\(reason)", "attempt": "\(attempt + 1)",
-            ]
-            if outageLogged {
-                logger.debug(message, metadata: metadata)
-            } else {
-                logger.warning(message, metadata: metadata)
-                outageLogged = true
-            }
-            guard !reconnectArmed else { return nil }
-            reconnectArmed = true
-            let wait = service.backoff.delay(attempt: attempt, random: Double.random(in: 0..<1))
-            attempt += 1
-            let (whole, attoseconds) = wait.components
-            return Double(whole) + Double(attoseconds) / 1e18
+            return outage.lost(message, reason: reason, broker: setup.options.brokerDescription, service: service)
         }
 
         /// The report (and the discovery configs when the units or the language changed), retained; then the
@@ -183,6 +160,40 @@ extension MQTTService {
             guard connected else { return }
             await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8))
             await connection.disconnect()
+        }
+    }
+}
+
+extension MQTTService {
+    /// The reconnection's bookkeeping, the publisher's and the follower's alike.
+    struct Outage {
+        /// Whether the alarm is armed for a reconnect (a refusal and the disconnection after it arm it once).
+        var reconnectArmed = false
+        /// Failed attempts since the last connection.
+        var attempt = 0
+        /// Whether this outage was logged (once per outage at warning level).
+        var logged = false
+
+        /// Notes a failure: logged once per outage (then at debug level), and the wait before the next attempt,
+        /// nil when one is armed already.
+        mutating func lost(_ message: Logger.Message, reason: String, broker: String, service: MQTTService)
+            -> TimeInterval?
+        {
+            let metadata: Logger.Metadata = [
+                "broker": "\(broker)", "reason": "\(reason)", "attempt": "\(attempt + 1)",
+            ]
+            if logged {
+                service.logger.debug(message, metadata: metadata)
+            } else {
+                service.logger.warning(message, metadata: metadata)
+                logged = true
+            }
+            guard !reconnectArmed else { return nil }
+            reconnectArmed = true
+            let wait = service.backoff.delay(attempt: attempt, random: Double.random(in: 0..<1))
+            attempt += 1
+            let (whole, attoseconds) = wait.components
+            return Double(whole) + Double(attoseconds) / 1e18
         }
     }
 }

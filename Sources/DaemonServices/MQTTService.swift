@@ -22,6 +22,9 @@ import Waiting
 /// The broker is never needed: one that is down at start, refuses this client or goes away is tried again after a
 /// backoff with jitter (``Backoff``) on an `Alarm`, logged once per outage, and the rest of the daemon carries on.
 /// After a reconnect everything retained is published again (a broker without persistence forgot it).
+///
+/// With `[mqtt] follow` it publishes nothing and follows another forecastd instead (``Follower``): the followed
+/// report and status go to the state, which renders them as this daemon's own report.
 public struct MQTTService: Service, CustomStringConvertible {
     /// The wait before connection attempt `n` (0 for the first retry): `initial` doubled each time up to `maximum`,
     /// then a random part of it taken away (up to half), so a household's daemons do not all return at once
@@ -87,23 +90,30 @@ public struct MQTTService: Service, CustomStringConvertible {
         // its own buffer, the reports by the state's changes) and the loop never waits on the broker.
         let (signals, signal) = AsyncStream.makeStream(of: Signal.self, bufferingPolicy: .unbounded)
         await cancelWhenGracefulShutdown {
-            var publisher = Publisher(service: self, connection: connection, setup: setup)
+            var role =
+                setup.followed.map { Role.follower(Follower(service: self, connection: connection, topics: $0, setup: setup)) }
+                ?? .publisher(Publisher(service: self, connection: connection, setup: setup))
             await withDiscardingTaskGroup { group in
                 group.addTask { await alarm.ring { signal.yield(.reconnectDue) } }
                 group.addTask { for await event in connection.events { signal.yield(.event(event)) } }
-                group.addTask { for await report in state.published.updates() { signal.yield(.report(report)) } }
+                if setup.followed == nil {
+                    group.addTask { for await report in state.published.updates() { signal.yield(.report(report)) } }
+                } else {
+                    // No forecast service runs in a follower: the followed report's judgements (overdue, stale)
+                    // fall due on the state's alarm, rung here.
+                    group.addTask { await state.keepTime() }
+                }
                 signal.yield(.reconnectDue)
                 for await next in signals {
                     if case .reconnectDue = next {
-                        // The armed wait is over: the failure of this attempt arms the next one (the flag only
-                        // keeps a refusal and its disconnection from arming twice).
-                        publisher.reconnectArmed = false
+                        // The armed wait is over: the failure of this attempt arms the next one.
+                        role.reconnectDue()
                         group.addTask {
                             do throws(MQTTError) { try await connection.connect() } catch { signal.yield(.connectFailed(error)) }
                         }
                         continue
                     }
-                    if let wait = await publisher.handle(next) {
+                    if let wait = await role.handle(next) {
                         alarm.arm(Date().addingTimeInterval(wait))
                     }
                 }
@@ -111,7 +121,7 @@ public struct MQTTService: Service, CustomStringConvertible {
             }
             // Cancelled by the stop: `offline` and the goodbye still go out (the connection's calls run on the
             // waiter whatever the task's cancellation says).
-            await publisher.goodbye()
+            await role.goodbye()
         }
     }
 
@@ -122,8 +132,10 @@ public struct MQTTService: Service, CustomStringConvertible {
         let base = settings.topic ?? ShareTopics.defaultBase(hostname: host)
         let topics: ShareTopics
         let discovery: HomeAssistantDiscovery
+        let followed: ShareTopics?
         do {
             topics = try ShareTopics(base: base)
+            followed = try settings.follow.map { follow throws(ShareTopicError) in try ShareTopics(base: follow) }
             discovery = try HomeAssistantDiscovery(
                 prefix: settings.discoveryPrefix, topics: topics, deviceName: "forecastd \(host)",
                 version: ForecastdVersion.current)
@@ -144,15 +156,57 @@ public struct MQTTService: Service, CustomStringConvertible {
             host: settings.broker.host, port: settings.broker.port,
             tls: settings.broker.tls ? (settings.caFile.map { .caFile($0) } ?? .systemStore) : nil,
             clientID: settings.clientID ?? "forecastd-\(host)", username: settings.username, password: password,
-            will: MQTTMessage(topic: topics.status, text: ShareStatus.offline.rawValue, retain: true, qos: 1),
+            // A follower publishes nothing, so it has no status for a will to speak for.
+            will: followed == nil
+                ? MQTTMessage(topic: topics.status, text: ShareStatus.offline.rawValue, retain: true, qos: 1) : nil,
             maximumMessageBytes: SharedReport.maximumBytes)
-        return Setup(options: options, topics: topics, discovery: discovery)
+        return Setup(options: options, topics: topics, discovery: discovery, followed: followed)
     }
 
     struct Setup: Sendable {
         var options: MQTTOptions
         var topics: ShareTopics
         var discovery: HomeAssistantDiscovery
+        /// `follow`'s topics: this daemon follows them instead of publishing.
+        var followed: ShareTopics?
+    }
+
+    /// What this daemon does on the broker: publish its report, or follow another's.
+    enum Role {
+        case publisher(Publisher)
+        case follower(Follower)
+
+        mutating func handle(_ signal: Signal) async -> TimeInterval? {
+            switch self {
+            case .publisher(var publisher):
+                let wait = await publisher.handle(signal)
+                self = .publisher(publisher)
+                return wait
+            case .follower(var follower):
+                let wait = await follower.handle(signal)
+                self = .follower(follower)
+                return wait
+            }
+        }
+
+        /// The reconnect alarm rang: no attempt is armed any more.
+        mutating func reconnectDue() {
+            switch self {
+            case .publisher(var publisher):
+                publisher.outage.reconnectArmed = false
+                self = .publisher(publisher)
+            case .follower(var follower):
+                follower.outage.reconnectArmed = false
+                self = .follower(follower)
+            }
+        }
+
+        func goodbye() async {
+            switch self {
+            case .publisher(let publisher): await publisher.goodbye()
+            case .follower(let follower): await follower.goodbye()
+            }
+        }
     }
 
     /// The password: the first line of `path`, else of systemd's credential `mqtt-password` when there is one,

@@ -60,6 +60,7 @@ extension ForecastState {
     /// After a failure a user may ask again only after 10 s (``DaemonIntervals/userRefresh``): more would
     /// only hammer the provider.
     public func refreshNow() async -> RefreshOutcome {
+        if let follow { return RefreshOutcome(.following, provider: follow.topic) }
         guard inputs.fix != nil else {
             return RefreshOutcome(.noPosition)
         }
@@ -136,6 +137,9 @@ public struct RefreshOutcome: Sendable, Hashable {
         /// Refused: the last attempt failed moments ago (``DaemonIntervals/userRefresh``).
         case tooSoon = "too_soon"
         case failed
+        /// This daemon follows another's report on MQTT (`[mqtt] follow`) and fetches nothing: `provider` is the
+        /// followed topic.
+        case following
     }
 
     public var kind: Kind
@@ -164,6 +168,7 @@ public struct RefreshOutcome: Sendable, Hashable {
             "the last attempt failed moments ago: \(error ?? ""); the next one is due at "
                 + (retryAt.map { Timestamps.rfc3339($0) } ?? "")
         case .failed: error ?? "the fetch failed"
+        case .following: "this forecastd follows \(provider ?? "another") on MQTT and asks no provider itself"
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Control
 import Location
 import Logging
+import MQTTPayloads
 import NetworkPath
 import Rendering
 import Settings
@@ -21,7 +22,7 @@ public actor ForecastState {
     // private, for that reason only.
     let logger: Logger
     let clock: @Sendable () -> Date
-    private let startedAt: Date
+    let startedAt: Date
 
     /// Where the machine is and what each position source says.
     private var position: PositionTracker
@@ -41,7 +42,10 @@ public actor ForecastState {
 
     // Settings.
     /// The settings file's, the saves' and the alert sources' problems, for the report's `errors`.
-    private var problems = ReportProblems()
+    var problems = ReportProblems()
+    /// Set when this daemon follows another's report on MQTT (ForecastState+Follow.swift): then no position
+    /// source or fetch is wanted, and the report is made from the followed one.
+    var follow: FollowState?
     /// The warnings state.json keeps (as the alert service last judged them), and those restored from it that
     /// the alert service has not taken yet.
     private var savedWarnings: SavedState.SavedWarnings?
@@ -217,6 +221,10 @@ public actor ForecastState {
     /// Takes the state saved before a restart: its forecast is published at once, marked stale,
     /// and its position is used until a source knows better.
     public func restore(_ saved: SavedState) {
+        if follow != nil {
+            restoreFollowed(saved)
+            return reevaluate()
+        }
         if inputs.forecast == nil, let forecast = saved.forecast {
             inputs.forecast = forecast
             inputs.fromSavedState = true
@@ -238,6 +246,11 @@ public actor ForecastState {
     }
 
     func saveState() {
+        if let follow {
+            let followed = follow.report.map { SavedState.SavedFollowed(topic: follow.topic, report: $0) }
+            savedStateContinuation.yield(SavedState(forecast: nil, fix: nil, followed: followed))
+            return
+        }
         savedStateContinuation.yield(
             SavedState(
                 forecast: inputs.forecast, fix: inputs.fix ?? position.savedFix, cities: cities.saved,
@@ -296,6 +309,9 @@ public actor ForecastState {
     /// The next moment after `now` when a judgement changes: a comparison such as "older than" flips
     /// just after its limit, so each moment is a millisecond past it.
     func nextJudgement(after now: Date) -> Date? {
+        if follow != nil {
+            return followJudgementMoments().map { $0.addingTimeInterval(0.001) }.filter { $0 > now }.min()
+        }
         var moments = position.judgementMoments
         moments += here.judgementMoments(forecast: inputs.forecast, refreshInterval: settings.value.refreshSeconds)
         if let forecast = inputs.forecast { moments.append(forecast.fetchedAt.addingTimeInterval(inputs.staleAfter)) }
@@ -307,6 +323,7 @@ public actor ForecastState {
 
     func reevaluate() {
         let now = clock()
+        if let follow { return reevaluateFollowing(follow, now: now) }
         position.judge(now: now)
         inputs.fix = position.chosen?.fix
         inputs.place = position.chosen?.place

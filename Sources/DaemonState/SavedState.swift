@@ -1,6 +1,7 @@
 import FileStore
 import ForecastModel
 import Foundation
+import MQTTPayloads
 
 /// What survives a restart: the last good forecast (in canonical units, so a units switch still
 /// works on it) and the last known position.
@@ -16,6 +17,27 @@ public struct SavedState: VersionedState, Hashable {
     /// The official warnings in force at the last position, so a restart shows them at once (absent in files
     /// from before warnings were saved, and when there were none to keep).
     public var warnings: SavedWarnings?
+    /// A follower's (`[mqtt] follow`) last good report from its publisher, shown at once after a restart (absent
+    /// in files of a daemon that fetches its own).
+    public var followed: SavedFollowed?
+
+    /// The followed report as it arrived: the publisher's values, not this daemon's rendering of them.
+    public struct SavedFollowed: Sendable, Hashable, Codable {
+        /// The followed base topic: a report kept for another topic is not shown.
+        public var topic: String
+        public var publishedAt: Date
+        public var publisher: SharedPublisher
+        public var model: SharedModel
+
+        public init(topic: String, report: SharedReport) {
+            self.topic = topic
+            publishedAt = report.publishedAt
+            publisher = report.publisher
+            model = report.model
+        }
+
+        public var report: SharedReport { SharedReport(publishedAt: publishedAt, publisher: publisher, model: model) }
+    }
 
     /// The warnings of the report when the state was saved, and what they were judged for.
     public struct SavedWarnings: Sendable, Hashable, Codable {
@@ -59,12 +81,14 @@ public struct SavedState: VersionedState, Hashable {
     }
 
     public init(
-        forecast: Forecast?, fix: LocationFix?, cities: [String: SavedCity]? = nil, warnings: SavedWarnings? = nil
+        forecast: Forecast?, fix: LocationFix?, cities: [String: SavedCity]? = nil, warnings: SavedWarnings? = nil,
+        followed: SavedFollowed? = nil
     ) {
         self.version = Self.version
         self.forecast = forecast
         self.fix = fix
         self.cities = cities
         self.warnings = warnings
+        self.followed = followed
     }
 }

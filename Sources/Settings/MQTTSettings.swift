@@ -27,6 +27,9 @@ extension Settings {
         public var discovery = true
         /// `discovery_prefix`: where Home Assistant reads them.
         public var discoveryPrefix = "homeassistant"
+        /// `follow`: another forecastd's base topic whose report this daemon shows instead of asking any
+        /// provider; nil to fetch (and publish) its own.
+        public var follow: String?
 
         /// Every key at its default.
         public init() {}
@@ -73,6 +76,13 @@ extension Settings {
             .key(
                 "discovery_prefix", \.discoveryPrefix, .mqttTopic, .restart,
                 "Where Home Assistant reads discovery configs (its discovery_prefix)."),
+            .key(
+                "follow", \.follow, .mqttTopic.emptyMeansNone, .restart,
+                """
+                Another forecastd's topic ("forecastd/pi-van") whose report this daemon shows, in its own
+                units and language, instead of asking any provider (no forecast, warning or air request;
+                nothing is published); "" to fetch and publish its own.
+                """),
         ])
 }
 

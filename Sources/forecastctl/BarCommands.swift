@@ -254,6 +254,10 @@ extension Refresh {
                 ["problem": reply.error ?? "", "time": reply.retryAt ?? "?"])
         case "failed":
             return translation.text("the fetch failed: {problem}", context: "forecastctl", ["problem": reply.error ?? reply.message])
+        case "following":
+            return translation.text(
+                "this forecastd follows {topic} on MQTT and asks no provider itself", context: "forecastctl",
+                ["topic": reply.provider ?? "?"])
         default:
             return reply.message
         }

@@ -160,6 +160,10 @@ public struct DaemonComposition: Sendable {
         // The catalogue is read once per process and kept; read here, every later render finds it in memory.
         await Blocking.run { [settings, logger] in _ = settings.display.phrases(logger: logger) }
         let state = ForecastState(settings: settings, places: places, logger: logger, intervals: intervals)
+        if let followed {
+            logger.info("Following another forecastd's report on MQTT; no provider is asked.", metadata: ["follow": "\(followed)"])
+            await state.startFollowing(topic: followed)
+        }
         if let saved = await Blocking.run({ [store] in store.load() }) {
             logger.info("Restored the last report from before the restart.", metadata: ["path": "\(store.path)"])
             await state.restore(saved)
@@ -175,6 +179,9 @@ public struct DaemonComposition: Sendable {
         await state.tick()
         return state
     }
+
+    /// `[mqtt] follow` when MQTT is on: the topic whose report this daemon shows instead of fetching its own.
+    private var followed: String? { settings.mqtt.enabled ? settings.mqtt.follow : nil }
 
     /// The last IP lookup survives restarts, so restarting never means another lookup within the hour.
     private var ipCachePath: String { settings.stateDirectory + "/ip-location.json" }
@@ -218,14 +225,22 @@ public struct DaemonComposition: Sendable {
         parts += [
             SocketService(path: settings.output.socket, state: state, logger: logger, options: socket),
             SettingsService(reloader: reloader),
-            locationService(state: state, httpClient: httpClient),
             HistoryService(state: state, path: settings.historyDatabasePath, logger: logger),
-            ForecastService(state: state) { settings in
-                Self.providerChain(settings.providers, httpClient: httpClient, places: places, logger: logger)
-            },
             WakeService(state: state, logger: logger),
         ]
-        parts += alertServices(state: state, httpClient: httpClient)
+        // A follower asks nothing of anyone but its broker: the position, the forecast, the warnings and the air
+        // all come in the followed report.
+        if followed == nil {
+            parts += [
+                locationService(state: state, httpClient: httpClient),
+                ForecastService(state: state) { settings in
+                    Self.providerChain(settings.providers, httpClient: httpClient, places: places, logger: logger)
+                },
+            ]
+            parts += alertServices(state: state, httpClient: httpClient)
+        } else {
+            parts.append(notificationService(state: state))
+        }
         if settings.mqtt.enabled {
             parts.append(MQTTService(state: state, settings: settings.mqtt, logger: logger))
         }

@@ -70,7 +70,6 @@ extension DaemonComposition {
             }
             return file
         }
-        let stateDirectory = settings.stateDirectory
         let environment = ProcessInfo.processInfo.environment
         let clock = AlertClock.fromEnvironment(environment) ?? .system
         if clock.speed != 1 {
@@ -105,12 +104,20 @@ extension DaemonComposition {
                             logger: logger, now: { clock.now() })
                     }
                 }),
-            NotificationService(state: state, isSystemService: isSystemService, logger: logger) { preferences in
-                await Notifier(
-                    client: NotificationClient(applicationName: "forecastd"), stateDirectory: stateDirectory,
-                    preferences: preferences, opener: DesktopPortal(), logger: logger)
-            },
+            notificationService(state: state),
         ]
+    }
+
+    /// Desktop notifications from the published report: a follower's too, which fetches no warnings itself but
+    /// shows the followed ones.
+    func notificationService(state: ForecastState) -> NotificationService {
+        let stateDirectory = settings.stateDirectory
+        let logger = self.logger
+        return NotificationService(state: state, isSystemService: isSystemService, logger: logger) { preferences in
+            await Notifier(
+                client: NotificationClient(applicationName: "forecastd"), stateDirectory: stateDirectory,
+                preferences: preferences, opener: DesktopPortal(), logger: logger)
+        }
     }
 
     /// A shipped file of region shapes (`meteoalarm-areas.jsonl`, `nuts-regions.jsonl`), found as the

@@ -57,6 +57,19 @@ struct MQTTSettingsTests {
         #expect(try Settings.decode("[mqtt]\ntopic = \"\"\n", path: p, defaults: userDefaults).mqtt.topic == nil)
     }
 
+    @Test("follow takes another forecastd's topic; \"\" (the default) fetches, a wildcard is refused where it is written")
+    func follow() throws {
+        #expect(try Settings.decode("", path: p, defaults: userDefaults).mqtt.follow == nil)
+        let settings = try Settings.decode("[mqtt]\nfollow = \"forecastd/pi-van\"\n", path: p, defaults: userDefaults)
+        #expect(settings.mqtt.follow == "forecastd/pi-van")
+        #expect(try Settings.decode("[mqtt]\nfollow = \"\"\n", path: p, defaults: userDefaults).mqtt.follow == nil)
+        #expect(
+            problems(in: "[mqtt]\nfollow = \"forecastd/#\"\n") == [
+                "\(p):2:10: mqtt.follow: the topic \"forecastd/#\" contains a wildcard (+ or #), which only "
+                    + "subscriptions may (allowed: a topic such as \"forecastd/pi-van\": no + or #, no empty level)"
+            ])
+    }
+
     @Test("a password file must be an absolute path; \"\" is none")
     func passwordFile() throws {
         #expect(problems(in: "[mqtt]\npassword_file = \"secret.txt\"\n").first?.contains("not an absolute path") == true)
