@@ -104,6 +104,39 @@ struct MQTTPublishTests {
         #expect(!admitted.log.contains("s3cret"))
     }
 
+    /// `mqtts://` from the settings file to the broker's TLS listener: with `ca_file` naming the test CA the report
+    /// is published; without it the system's store does not know that CA, so the handshake is refused, said once
+    /// with the reason, and the daemon serves on.
+    @Test func mqttsWithTheCAFileIsPublishedAndAnUnknownCAIsRefusedWithoutStoppingTheDaemon() async throws {
+        let ca = try TestCertificateAuthority.make()
+        defer { try? FileManager.default.removeItem(at: ca.directory) }
+        let broker = try MosquittoBroker.make(tls: ca)
+        let server = try await ReplayServer.start()
+        func settings(_ topic: String, caFile: String?) -> String {
+            "\n[mqtt]\nenabled = true\nurl = \"mqtts://localhost:\(broker.port)\"\ntopic = \"\(topic)\"\n"
+                + (caFile.map { "ca_file = \"\($0)\"\n" } ?? "")
+        }
+
+        let trusted = try await startPinnedAtSamara(
+            server: server, extra: settings("forecastd/tls1", caFile: ca.caCertificate.path))
+        defer { trusted.removeDirectory() }
+        try await trusted.wait(for: "the report on MQTT over TLS", timeout: .seconds(20)) {
+            try await Self.retainedJSON(broker, "forecastd/tls1/report") != nil
+        }
+        #expect(try await Self.retained(broker, "forecastd/tls1/status") == ["forecastd/tls1/status online"])
+        #expect(await trusted.stop() == 0)
+
+        let untrusted = try await startPinnedAtSamara(server: server, extra: settings("forecastd/tls2", caFile: nil))
+        defer { untrusted.removeDirectory() }
+        try await untrusted.wait(for: "the refused handshake in the log", timeout: .seconds(20)) {
+            untrusted.log.contains("certificate verify failed")
+        }
+        #expect(untrusted.isRunning)
+        #expect(try await socketReport(untrusted.socketPath).current != nil)
+        #expect(try await Self.retained(broker, "forecastd/tls2/#").isEmpty)
+        #expect(await untrusted.stop() == 0)
+    }
+
     /// Each listed city's report under `TOPIC/cities/ID/report` and its device in Home Assistant (13 entities: no
     /// warnings, air, rain soon or location source); a city taken off the list has both emptied.
     @Test func eachListedCityIsPublishedAndOneTakenOffTheListIsRemoved() async throws {
