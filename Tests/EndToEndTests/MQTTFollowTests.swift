@@ -130,6 +130,63 @@ struct MQTTFollowTests {
         }
     }
 
+    /// The two settings of README's "A household on one forecast", as written there but for the broker's address
+    /// and the password file's path (the test's own): `[publisher, follower]`.
+    static func readmeHousehold(broker: MosquittoBroker, passwordFile: String) throws -> [String] {
+        let readme = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "### A household on one forecast").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        let blocks = section.components(separatedBy: "```toml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        try #require(blocks.count == 2, "README's household example has a publisher's and a follower's settings")
+        return blocks.map {
+            $0.replacingOccurrences(of: "mqtt://homeassistant.lan:1883", with: "mqtt://127.0.0.1:\(broker.port)")
+                .replacingOccurrences(of: "/etc/forecastd/mqtt-password", with: passwordFile)
+        }
+    }
+
+    /// README's household example works as written: its publisher's `[mqtt]` (on a daemon pinned at Samara instead
+    /// of the van's GPS) behind a broker that admits the user `forecastd` only, its follower's whole settings file
+    /// as it stands. The follower shows the van's report in Spanish and °F and asks nothing of anyone; the broker
+    /// holds the van's Home Assistant device.
+    @Test func readmesHouseholdExampleWorksAsWritten() async throws {
+        let broker = try MosquittoBroker.make(access: .passwords(["forecastd": "kitchen-and-van-2026"]))
+        let secrets = try DaemonProcess.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: secrets) }
+        let passwordFile = secrets.path + "/mqtt-password"
+        try "kitchen-and-van-2026\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let settings = try Self.readmeHousehold(broker: broker, passwordFile: passwordFile)
+
+        let server = try await ReplayServer.start()
+        let van = try await startPinnedAtSamara(server: server, extra: "\n" + settings[0])
+        defer { van.removeDirectory() }
+        let kitchen = try await Self.start(follower: settings[1])
+        defer { kitchen.removeDirectory() }
+
+        try await kitchen.wait(for: "the van's report in the kitchen", timeout: .seconds(20)) {
+            try await socketReport(kitchen.socketPath).current != nil
+        }
+        let report = try await socketReport(kitchen.socketPath)
+        #expect(report.units.temperature == "°F")
+        #expect(report.current?.temperature.map { abs($0 - 65.3) < 0.6 } == true, "\(String(describing: report.current))")
+        #expect(report.place?.name == (try await socketReport(van.socketPath)).place?.name)
+        let waybar = try await Self.request(kitchen, #"{"request":"report","format":"waybar"}"#)
+        #expect(waybar.contains("viento"), "\(waybar)")
+        #expect(server.requests().map(\.path) == ["/forecast"], "only the van asks, once")
+
+        let user = (name: "forecastd", password: "kitchen-and-van-2026")
+        let configs = try await onOwnThread {
+            try broker.retained("homeassistant/+/forecastd_pi-van/+/config", user: user)
+        }
+        #expect(configs.count == 18, "\(configs)")
+        #expect(configs.allSatisfy { $0.contains(#""name":"forecastd "#) }, "\(configs.first ?? "none")")
+        #expect(await kitchen.stop() == 0)
+        #expect(await van.stop() == 0)
+        for log in [van.log, kitchen.log] {
+            #expect(!log.contains(" error: ") && !log.contains(" critical: ") && !log.contains("kitchen-and-van"), "\(log)")
+        }
+    }
+
     /// A broker killed and down for longer than the first retry: the attempts go on (each failed one arms the next)
     /// and both daemons are back once it returns; the follower kept its report meanwhile and takes the change the
     /// publisher made while the broker was away.
