@@ -36,7 +36,7 @@ extension MQTTService {
         /// Handles one signal; returns how long to wait before the next connection attempt when one is due.
         mutating func handle(_ signal: MQTTService.Signal) async -> TimeInterval? {
             switch signal {
-            case .reconnectDue:
+            case .reconnectDue, .settings:
                 return nil
             case .report(let report):
                 latest = report
@@ -60,7 +60,7 @@ extension MQTTService {
                     "Connected to the MQTT broker.",
                     metadata: ["broker": "\(setup.options.brokerDescription)", "topic": "\(setup.topics.base)"])
                 await publish(setup.topics.status, Array(ShareStatus.online.rawValue.utf8))
-                if !service.settings.discovery {
+                if !setup.settings.discovery {
                     for removal in setup.discovery.removals(city: nil) { await publish(removal.topic, removal.payload) }
                 }
                 await publishReport()
@@ -91,7 +91,7 @@ extension MQTTService {
             let language = settings.display.language
             let changed = discovered.map { $0.units != latest.report.units || $0.language != language } ?? true
             if changed { discoveredCities = [] }
-            if service.settings.discovery, changed {
+            if setup.settings.discovery, changed {
                 await publishConfigs { phrases in
                     try setup.discovery.configs(units: latest.report.units, phrases: phrases)
                 }
@@ -107,7 +107,7 @@ extension MQTTService {
             for (city, inputs) in zip(cities, latest.cityInputs) {
                 await publishShared(setup.topics.cityReport(city.id), report: city.report, inputs: inputs, now: now)
                 publishedCities.insert(city.id)
-                guard service.settings.discovery, !discoveredCities.contains(city.id) else { continue }
+                guard setup.settings.discovery, !discoveredCities.contains(city.id) else { continue }
                 await publishConfigs { phrases in
                     try setup.discovery.configs(city: (city.id, city.name), units: city.report.units, phrases: phrases)
                 }
@@ -155,11 +155,32 @@ extension MQTTService {
             }
         }
 
-        /// On a graceful stop: `offline`, then MQTT's goodbye (which keeps the broker from sending the will too).
-        func goodbye() async {
+        /// On a graceful stop (`new` nil) or before a connection with the settings `new`: what would linger
+        /// emptied, `offline`, then MQTT's goodbye (which keeps the broker from sending the will too).
+        func goodbye(changingTo new: Settings.MQTT?) async {
             guard connected else { return }
+            if let new { await emptyLingering(new) }
             await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8))
             await connection.disconnect()
+        }
+
+        /// Before a connection with the settings `new`: empties the retained messages nothing would replace, so
+        /// that neither followers nor Home Assistant keep ghosts. The reports (here and the cities') when the topic
+        /// moves or MQTT is turned off; the discovery configs when, besides, they move to another prefix or are no
+        /// longer wanted.
+        private func emptyLingering(_ new: Settings.MQTT) async {
+            let base = new.topic ?? ShareTopics.defaultBase(hostname: MQTTService.hostname())
+            let gone = !new.enabled || base != setup.topics.base
+            let cities = publishedCities.union(discoveredCities).sorted()
+            if gone {
+                await publish(setup.topics.report, [])
+                for city in cities { await publish(setup.topics.cityReport(city), []) }
+            }
+            let configsGone = gone || !new.discovery || new.discoveryPrefix != setup.settings.discoveryPrefix
+            guard setup.settings.discovery, configsGone else { return }
+            for city in [nil] + cities.map(Optional.some) {
+                for removal in setup.discovery.removals(city: city) { await publish(removal.topic, removal.payload) }
+            }
         }
     }
 }
