@@ -30,7 +30,7 @@ extension MQTTService {
         /// Handles one signal; returns how long to wait before the next connection attempt when one is due.
         mutating func handle(_ signal: MQTTService.Signal) async -> TimeInterval? {
             switch signal {
-            case .reconnectDue, .report, .settings:
+            case .reconnectDue, .report, .settings, .event(.delivered):
                 return nil
             case .connectFailed(let error):
                 return lost("The MQTT broker cannot be reached; retrying with backoff.", reason: error.description)

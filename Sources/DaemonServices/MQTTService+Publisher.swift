@@ -70,8 +70,8 @@ extension MQTTService {
             case .disconnected(let reason):
                 connected = false
                 return lost("The connection to the MQTT broker ended; reconnecting with backoff.", reason: reason ?? "asked")
-            case .message, .oversized:
-                // Nothing is subscribed to while publishing.
+            case .message, .oversized, .delivered:
+                // Nothing is subscribed to while publishing; a confirmation is awaited only when leaving.
                 return nil
             }
         }
@@ -146,22 +146,31 @@ extension MQTTService {
             }
         }
 
-        private func publish(_ topic: String, _ payload: [UInt8]) async {
+        private func publish(_ topic: String, _ payload: [UInt8], confirmed: Bool = false) async {
             do throws(MQTTError) {
-                try await connection.publish(MQTTMessage(topic: topic, payload: payload, retain: true, qos: 1))
+                try await connection.publish(
+                    MQTTMessage(topic: topic, payload: payload, retain: true, qos: 1), confirmed: confirmed)
             } catch {
                 // The connection is going: its disconnection follows, and everything is published again after it.
                 logger.debug("A message could not be published on MQTT.", metadata: ["topic": "\(topic)", "error": "\(error)"])
             }
         }
 
-        /// On a graceful stop (`new` nil) or before a connection with the settings `new`: what would linger
-        /// emptied, `offline`, then MQTT's goodbye (which keeps the broker from sending the will too).
+        /// On a graceful stop (`new` nil): `offline`; then, and after ``leave(for:)`` before a connection with the
+        /// settings `new`, MQTT's goodbye (which keeps the broker from sending the will too).
         func goodbye(changingTo new: Settings.MQTT?) async {
             guard connected else { return }
-            if let new { await emptyLingering(new) }
-            await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8))
+            if new == nil { await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8)) }
             await connection.disconnect()
+        }
+
+        /// Before a connection with the settings `new`: what would linger emptied, then `offline`, confirmed; true
+        /// when there is a connection to say it on (the confirmation, ``MQTTEvent/delivered``, is then awaited).
+        func leave(for new: Settings.MQTT) async -> Bool {
+            guard connected else { return false }
+            await emptyLingering(new)
+            await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8), confirmed: true)
+            return true
         }
 
         /// Before a connection with the settings `new`: empties the retained messages nothing would replace, so

@@ -150,22 +150,43 @@ public struct MQTTService: Service, CustomStringConvertible {
                 group.addTask { await state.keepTime() }
             }
             signal.yield(.reconnectDue)
-            let next = await loop(signals, signal, role: &role, alarm: alarm, connection: connection, group: &group)
+            var iterator = signals.makeAsyncIterator()
+            let next = await loop(&iterator, signal, role: &role, alarm: alarm, connection: connection, group: &group)
+            if let next, await role.leave(for: next) {
+                // The old settings' last words (what is emptied, `offline`) reach the broker before the goodbye,
+                // which drops whatever libmosquitto still holds back; a broker too slow to confirm is not waited
+                // for long.
+                alarm.arm(Date().addingTimeInterval(Self.leavingTimeout))
+                await Self.awaitDelivery(&iterator)
+            }
             group.cancelAll()
             return next
         }
-        // Cancelled by the stop, or ended by an edit: `offline` and the goodbye still go out (the connection's
-        // calls run on the waiter whatever the task's cancellation says).
+        // Cancelled by the stop, or ended by an edit: the goodbye still goes out (the connection's calls run on
+        // the waiter whatever the task's cancellation says).
         await role.goodbye(changingTo: next)
         return next
     }
 
+    /// How long an edit waits for the broker to confirm the old connection's last messages.
+    static let leavingTimeout: TimeInterval = 5
+
+    /// Returns once the last message of ``Role/leave(for:)`` was confirmed, the connection ended, or the alarm rang.
+    private static func awaitDelivery(_ iterator: inout AsyncStream<Signal>.Iterator) async {
+        while let next = await iterator.next() {
+            switch next {
+            case .event(.delivered), .event(.disconnected), .reconnectDue: return
+            default: continue
+            }
+        }
+    }
+
     /// Handles the signals until the service stops (nil) or `[mqtt]` changes (the new value).
     private func loop(
-        _ signals: AsyncStream<Signal>, _ signal: AsyncStream<Signal>.Continuation, role: inout Role, alarm: Alarm,
-        connection: MQTTConnection, group: inout DiscardingTaskGroup
+        _ signals: inout AsyncStream<Signal>.Iterator, _ signal: AsyncStream<Signal>.Continuation, role: inout Role,
+        alarm: Alarm, connection: MQTTConnection, group: inout DiscardingTaskGroup
     ) async -> Settings.MQTT? {
-        for await next in signals {
+        while let next = await signals.next() {
             switch next {
             case .settings(let mqtt):
                 if mqtt.enabled {
@@ -271,6 +292,13 @@ public struct MQTTService: Service, CustomStringConvertible {
                 follower.outage.reconnectArmed = false
                 self = .follower(follower)
             }
+        }
+
+        /// Before a connection with the settings `new`: a publisher's last messages under the old ones; true when
+        /// their confirmation is to be awaited.
+        func leave(for new: Settings.MQTT) async -> Bool {
+            guard case .publisher(let publisher) = self else { return false }
+            return await publisher.leave(for: new)
         }
 
         /// The goodbye, on a stop (`new` nil) or before a connection with the settings `new`.
