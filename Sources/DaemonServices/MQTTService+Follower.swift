@@ -30,7 +30,7 @@ extension MQTTService {
         /// Handles one signal; returns how long to wait before the next connection attempt when one is due.
         mutating func handle(_ signal: MQTTService.Signal) async -> TimeInterval? {
             switch signal {
-            case .reconnectDue, .report:
+            case .reconnectDue, .report, .settings, .event(.delivered):
                 return nil
             case .connectFailed(let error):
                 return lost("The MQTT broker cannot be reached; retrying with backoff.", reason: error.description)
@@ -109,7 +109,8 @@ extension MQTTService {
                 metadata: ["topic": "\(topic)", "reason": "The message \(reason)."])
         }
 
-        /// MQTT's goodbye (nothing of this daemon's is retained on the broker).
+        /// MQTT's goodbye (nothing of this daemon's is retained on the broker; a follower's settings are read at
+        /// start).
         func goodbye() async {
             guard connected else { return }
             await connection.disconnect()

@@ -36,7 +36,7 @@ extension MQTTService {
         /// Handles one signal; returns how long to wait before the next connection attempt when one is due.
         mutating func handle(_ signal: MQTTService.Signal) async -> TimeInterval? {
             switch signal {
-            case .reconnectDue:
+            case .reconnectDue, .settings:
                 return nil
             case .report(let report):
                 latest = report
@@ -60,7 +60,7 @@ extension MQTTService {
                     "Connected to the MQTT broker.",
                     metadata: ["broker": "\(setup.options.brokerDescription)", "topic": "\(setup.topics.base)"])
                 await publish(setup.topics.status, Array(ShareStatus.online.rawValue.utf8))
-                if !service.settings.discovery {
+                if !setup.settings.discovery {
                     for removal in setup.discovery.removals(city: nil) { await publish(removal.topic, removal.payload) }
                 }
                 await publishReport()
@@ -70,8 +70,8 @@ extension MQTTService {
             case .disconnected(let reason):
                 connected = false
                 return lost("The connection to the MQTT broker ended; reconnecting with backoff.", reason: reason ?? "asked")
-            case .message, .oversized:
-                // Nothing is subscribed to while publishing.
+            case .message, .oversized, .delivered:
+                // Nothing is subscribed to while publishing; a confirmation is awaited only when leaving.
                 return nil
             }
         }
@@ -91,7 +91,7 @@ extension MQTTService {
             let language = settings.display.language
             let changed = discovered.map { $0.units != latest.report.units || $0.language != language } ?? true
             if changed { discoveredCities = [] }
-            if service.settings.discovery, changed {
+            if setup.settings.discovery, changed {
                 await publishConfigs { phrases in
                     try setup.discovery.configs(units: latest.report.units, phrases: phrases)
                 }
@@ -107,7 +107,7 @@ extension MQTTService {
             for (city, inputs) in zip(cities, latest.cityInputs) {
                 await publishShared(setup.topics.cityReport(city.id), report: city.report, inputs: inputs, now: now)
                 publishedCities.insert(city.id)
-                guard service.settings.discovery, !discoveredCities.contains(city.id) else { continue }
+                guard setup.settings.discovery, !discoveredCities.contains(city.id) else { continue }
                 await publishConfigs { phrases in
                     try setup.discovery.configs(city: (city.id, city.name), units: city.report.units, phrases: phrases)
                 }
@@ -146,20 +146,50 @@ extension MQTTService {
             }
         }
 
-        private func publish(_ topic: String, _ payload: [UInt8]) async {
+        private func publish(_ topic: String, _ payload: [UInt8], confirmed: Bool = false) async {
             do throws(MQTTError) {
-                try await connection.publish(MQTTMessage(topic: topic, payload: payload, retain: true, qos: 1))
+                try await connection.publish(
+                    MQTTMessage(topic: topic, payload: payload, retain: true, qos: 1), confirmed: confirmed)
             } catch {
                 // The connection is going: its disconnection follows, and everything is published again after it.
                 logger.debug("A message could not be published on MQTT.", metadata: ["topic": "\(topic)", "error": "\(error)"])
             }
         }
 
-        /// On a graceful stop: `offline`, then MQTT's goodbye (which keeps the broker from sending the will too).
-        func goodbye() async {
+        /// On a graceful stop (`new` nil): `offline`; then, and after ``leave(for:)`` before a connection with the
+        /// settings `new`, MQTT's goodbye (which keeps the broker from sending the will too).
+        func goodbye(changingTo new: Settings.MQTT?) async {
             guard connected else { return }
-            await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8))
+            if new == nil { await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8)) }
             await connection.disconnect()
+        }
+
+        /// Before a connection with the settings `new`: what would linger emptied, then `offline`, confirmed; true
+        /// when there is a connection to say it on (the confirmation, ``MQTTEvent/delivered``, is then awaited).
+        func leave(for new: Settings.MQTT) async -> Bool {
+            guard connected else { return false }
+            await emptyLingering(new)
+            await publish(setup.topics.status, Array(ShareStatus.offline.rawValue.utf8), confirmed: true)
+            return true
+        }
+
+        /// Before a connection with the settings `new`: empties the retained messages nothing would replace, so
+        /// that neither followers nor Home Assistant keep ghosts. The reports (here and the cities') when the topic
+        /// moves or MQTT is turned off; the discovery configs when, besides, they move to another prefix or are no
+        /// longer wanted.
+        private func emptyLingering(_ new: Settings.MQTT) async {
+            let base = new.topic ?? ShareTopics.defaultBase(hostname: MQTTService.hostname())
+            let gone = !new.enabled || base != setup.topics.base
+            let cities = publishedCities.union(discoveredCities).sorted()
+            if gone {
+                await publish(setup.topics.report, [])
+                for city in cities { await publish(setup.topics.cityReport(city), []) }
+            }
+            let configsGone = gone || !new.discovery || new.discoveryPrefix != setup.settings.discoveryPrefix
+            guard setup.settings.discovery, configsGone else { return }
+            for city in [nil] + cities.map(Optional.some) {
+                for removal in setup.discovery.removals(city: city) { await publish(removal.topic, removal.payload) }
+            }
         }
     }
 }

@@ -23,8 +23,14 @@ import Waiting
 /// backoff with jitter (``Backoff``) on an `Alarm`, logged once per outage, and the rest of the daemon carries on.
 /// After a reconnect everything retained is published again (a broker without persistence forgot it).
 ///
-/// With `[mqtt] follow` it publishes nothing and follows another forecastd instead (``Follower``): the followed
-/// report and status go to the state, which renders them as this daemon's own report.
+/// A publisher runs in every daemon that follows no one, MQTT on or off, and takes `[mqtt]` edits live: when the
+/// section changes, the connection says its goodbye (`offline`; first emptied, when the topic, the discovery prefix
+/// or discovery itself changed or MQTT was turned off, the retained report and discovery configs that would
+/// otherwise linger), and one with the new options starts and publishes everything retained again. While MQTT is
+/// off it only waits for the next edit.
+///
+/// With `[mqtt] follow` (read at start) it publishes nothing and follows another forecastd instead (``Follower``):
+/// the followed report and status go to the state, which renders them as this daemon's own report.
 public struct MQTTService: Service, CustomStringConvertible {
     /// The wait before connection attempt `n` (0 for the first retry): `initial` doubled each time up to `maximum`,
     /// then a random part of it taken away (up to half), so a household's daemons do not all return at once
@@ -48,6 +54,7 @@ public struct MQTTService: Service, CustomStringConvertible {
     }
 
     let state: ForecastState
+    /// `[mqtt]` at start: a follower's for good, a publisher's until the first edit.
     let settings: Settings.MQTT
     let backoff: Backoff
     let logger: Logger
@@ -61,19 +68,54 @@ public struct MQTTService: Service, CustomStringConvertible {
 
     public var description: String { "MQTTService" }
 
-    /// What the loop hears: the connection's events, a new report, the alarm, a connect that failed.
+    /// What the loop hears: the connection's events, a new report, the alarm, a connect that failed, an edit.
     enum Signal: Sendable {
         case event(MQTTEvent)
         case report(PublishedReport)
         case reconnectDue
         case connectFailed(MQTTError)
+        /// `[mqtt]` changed (a publisher's only): the connection ends and one with the new options starts.
+        case settings(Settings.MQTT)
     }
 
     public func run() async {
-        guard let setup = await setUp() else {
-            // Said why already; the rest of the daemon carries on without MQTT.
-            try? await gracefulShutdown()
-            return
+        await cancelWhenGracefulShutdown {
+            // `follow` is read at start (a follower runs no forecast service): a follower keeps the settings it
+            // started with.
+            if settings.enabled, settings.follow != nil {
+                _ = await session(settings)
+                return
+            }
+            // A publisher takes every other `[mqtt]` key live: each change ends the connection (after its
+            // goodbye) and starts one with the new options.
+            var next: Settings.MQTT? = settings
+            while let mqtt = next {
+                if mqtt.enabled, let follow = mqtt.follow {
+                    logger.warning(
+                        """
+                        MQTT was turned on with follow set, which is read at start; nothing is published, and this \
+                        daemon follows once it restarts.
+                        """, metadata: ["follow": "\(follow)"])
+                }
+                next = mqtt.enabled && mqtt.follow == nil ? await session(mqtt) : await change(from: mqtt)
+            }
+        }
+    }
+
+    /// The next `[mqtt]` that differs from `mqtt` (the state's settings now, then each edit applied); nil once the
+    /// service stops.
+    private func change(from mqtt: Settings.MQTT) async -> Settings.MQTT? {
+        for await applied in state.settings.updates() where applied.mqtt != mqtt { return applied.mqtt }
+        return nil
+    }
+
+    /// One connection with `mqtt`'s options, until the service stops (nil) or, for a publisher, `[mqtt]` changes:
+    /// then the new value, after the goodbye (which empties what would otherwise linger under the old options).
+    private func session(_ mqtt: Settings.MQTT) async -> Settings.MQTT? {
+        let live = mqtt.follow == nil
+        guard let setup = await setUp(mqtt) else {
+            // Said why already; the rest of the daemon carries on without MQTT (a publisher until the next edit).
+            return live ? await change(from: mqtt) : await stopped()
         }
         let connection: MQTTConnection
         do throws(MQTTError) {
@@ -81,53 +123,102 @@ public struct MQTTService: Service, CustomStringConvertible {
         } catch {
             logger.error(
                 "The MQTT client cannot be set up; the report is not published on MQTT.",
-                metadata: ["broker": "\(settings.broker.url)", "error": "\(error)"])
-            try? await gracefulShutdown()
-            return
+                metadata: ["broker": "\(mqtt.broker.url)", "error": "\(error)"])
+            return live ? await change(from: mqtt) : await stopped()
         }
+        var role =
+            setup.followed.map { Role.follower(Follower(service: self, connection: connection, topics: $0, setup: setup)) }
+            ?? .publisher(Publisher(service: self, connection: connection, setup: setup))
         let alarm = Alarm()
         // Unbounded so that no `.connected` is ever dropped; what feeds it is bounded (the connection's events by
-        // its own buffer, the reports by the state's changes) and the loop never waits on the broker.
+        // its own buffer, the reports by the state's changes, the settings by the edits) and the loop never waits
+        // on the broker.
         let (signals, signal) = AsyncStream.makeStream(of: Signal.self, bufferingPolicy: .unbounded)
-        await cancelWhenGracefulShutdown {
-            var role =
-                setup.followed.map { Role.follower(Follower(service: self, connection: connection, topics: $0, setup: setup)) }
-                ?? .publisher(Publisher(service: self, connection: connection, setup: setup))
-            await withDiscardingTaskGroup { group in
-                group.addTask { await alarm.ring { signal.yield(.reconnectDue) } }
-                group.addTask { for await event in connection.events { signal.yield(.event(event)) } }
-                if setup.followed == nil {
-                    group.addTask { for await report in state.published.updates() { signal.yield(.report(report)) } }
-                } else {
-                    // No forecast service runs in a follower: the followed report's judgements (overdue, stale)
-                    // fall due on the state's alarm, rung here.
-                    group.addTask { await state.keepTime() }
-                }
-                signal.yield(.reconnectDue)
-                for await next in signals {
-                    if case .reconnectDue = next {
-                        // The armed wait is over: the failure of this attempt arms the next one.
-                        role.reconnectDue()
-                        group.addTask {
-                            do throws(MQTTError) { try await connection.connect() } catch { signal.yield(.connectFailed(error)) }
-                        }
-                        continue
-                    }
-                    if let wait = await role.handle(next) {
-                        alarm.arm(Date().addingTimeInterval(wait))
+        let next = await withDiscardingTaskGroup(returning: Settings.MQTT?.self) { group in
+            group.addTask { await alarm.ring { signal.yield(.reconnectDue) } }
+            group.addTask { for await event in connection.events { signal.yield(.event(event)) } }
+            if setup.followed == nil {
+                group.addTask { for await report in state.published.updates() { signal.yield(.report(report)) } }
+                group.addTask {
+                    for await applied in state.settings.updates() where applied.mqtt != mqtt {
+                        signal.yield(.settings(applied.mqtt))
                     }
                 }
-                group.cancelAll()
+            } else {
+                // No forecast service runs in a follower: the followed report's judgements (overdue, stale)
+                // fall due on the state's alarm, rung here.
+                group.addTask { await state.keepTime() }
             }
-            // Cancelled by the stop: `offline` and the goodbye still go out (the connection's calls run on the
-            // waiter whatever the task's cancellation says).
-            await role.goodbye()
+            signal.yield(.reconnectDue)
+            var iterator = signals.makeAsyncIterator()
+            let next = await loop(&iterator, signal, role: &role, alarm: alarm, connection: connection, group: &group)
+            if let next, await role.leave(for: next) {
+                // The old settings' last words (what is emptied, `offline`) reach the broker before the goodbye,
+                // which drops whatever libmosquitto still holds back; a broker too slow to confirm is not waited
+                // for long.
+                alarm.arm(Date().addingTimeInterval(Self.leavingTimeout))
+                await Self.awaitDelivery(&iterator)
+            }
+            group.cancelAll()
+            return next
         }
+        // Cancelled by the stop, or ended by an edit: the goodbye still goes out (the connection's calls run on
+        // the waiter whatever the task's cancellation says).
+        await role.goodbye(changingTo: next)
+        return next
+    }
+
+    /// How long an edit waits for the broker to confirm the old connection's last messages.
+    static let leavingTimeout: TimeInterval = 5
+
+    /// Returns once the last message of ``Role/leave(for:)`` was confirmed, the connection ended, or the alarm rang.
+    private static func awaitDelivery(_ iterator: inout AsyncStream<Signal>.Iterator) async {
+        while let next = await iterator.next() {
+            switch next {
+            case .event(.delivered), .event(.disconnected), .reconnectDue: return
+            default: continue
+            }
+        }
+    }
+
+    /// Handles the signals until the service stops (nil) or `[mqtt]` changes (the new value).
+    private func loop(
+        _ signals: inout AsyncStream<Signal>.Iterator, _ signal: AsyncStream<Signal>.Continuation, role: inout Role,
+        alarm: Alarm, connection: MQTTConnection, group: inout DiscardingTaskGroup
+    ) async -> Settings.MQTT? {
+        while let next = await signals.next() {
+            switch next {
+            case .settings(let mqtt):
+                if mqtt.enabled {
+                    logger.info(
+                        "The MQTT settings changed; connecting again with the new ones.",
+                        metadata: ["broker": "\(mqtt.broker.url)", "topic": "\(mqtt.topic ?? "(host name)")"])
+                } else {
+                    logger.info("MQTT was turned off; the report is no longer published on MQTT.")
+                }
+                return mqtt
+            case .reconnectDue:
+                // The armed wait is over: the failure of this attempt arms the next one.
+                role.reconnectDue()
+                group.addTask {
+                    do throws(MQTTError) { try await connection.connect() } catch { signal.yield(.connectFailed(error)) }
+                }
+            default:
+                if let wait = await role.handle(next) { alarm.arm(Date().addingTimeInterval(wait)) }
+            }
+        }
+        return nil
+    }
+
+    /// Returns once the service stops: a follower whose settings cannot be used waits for its restart.
+    private func stopped() async -> Settings.MQTT? {
+        try? await gracefulShutdown()
+        return nil
     }
 
     /// The options, topics and discovery of the settings, with the password read; nil (and said why) when the
     /// password cannot be read or a topic cannot be made.
-    private func setUp() async -> Setup? {
+    private func setUp(_ settings: Settings.MQTT) async -> Setup? {
         let host = Self.hostname()
         let base = settings.topic ?? ShareTopics.defaultBase(hostname: host)
         let topics: ShareTopics
@@ -160,10 +251,12 @@ public struct MQTTService: Service, CustomStringConvertible {
             will: followed == nil
                 ? MQTTMessage(topic: topics.status, text: ShareStatus.offline.rawValue, retain: true, qos: 1) : nil,
             maximumMessageBytes: SharedReport.maximumBytes)
-        return Setup(options: options, topics: topics, discovery: discovery, followed: followed)
+        return Setup(settings: settings, options: options, topics: topics, discovery: discovery, followed: followed)
     }
 
     struct Setup: Sendable {
+        /// The `[mqtt]` these were made from.
+        var settings: Settings.MQTT
         var options: MQTTOptions
         var topics: ShareTopics
         var discovery: HomeAssistantDiscovery
@@ -201,9 +294,17 @@ public struct MQTTService: Service, CustomStringConvertible {
             }
         }
 
-        func goodbye() async {
+        /// Before a connection with the settings `new`: a publisher's last messages under the old ones; true when
+        /// their confirmation is to be awaited.
+        func leave(for new: Settings.MQTT) async -> Bool {
+            guard case .publisher(let publisher) = self else { return false }
+            return await publisher.leave(for: new)
+        }
+
+        /// The goodbye, on a stop (`new` nil) or before a connection with the settings `new`.
+        func goodbye(changingTo new: Settings.MQTT?) async {
             switch self {
-            case .publisher(let publisher): await publisher.goodbye()
+            case .publisher(let publisher): await publisher.goodbye(changingTo: new)
             case .follower(let follower): await follower.goodbye()
             }
         }

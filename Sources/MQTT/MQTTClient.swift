@@ -99,6 +99,9 @@ package final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_v5_callback_set(handle) { _, context, reason, _ in
             CallbackSink.from(context).disconnected(reason: reason)
         }
+        mosquitto_publish_v5_callback_set(handle) { _, context, mid, _, _ in
+            CallbackSink.from(context).published(mid: mid)
+        }
         mosquitto_message_v5_callback_set(handle) { _, context, message, _ in
             guard let message else { return }
             CallbackSink.from(context).received(message.pointee)
@@ -221,16 +224,21 @@ package final class MQTTClient: @unchecked Sendable {
     // MARK: Messages
 
     /// Queues `message` and writes what the socket takes now (the rest when ``wantsWrite``); fails without a
-    /// connection, for a topic MQTT does not allow, or for a message larger than the broker takes.
-    package func publish(_ message: MQTTMessage) throws(MQTTError) {
+    /// connection, for a topic MQTT does not allow, or for a message larger than the broker takes. `confirmed`
+    /// (QoS 1 or 2): ``MQTTEvent/delivered`` follows the broker's acknowledgement. libmosquitto holds back the QoS 1
+    /// messages beyond the broker's receive maximum until earlier ones are acknowledged, and drops what it holds at
+    /// a disconnection: a goodbye waits for the last message's confirmation first.
+    package func publish(_ message: MQTTMessage, confirmed: Bool = false) throws(MQTTError) {
+        var mid: Int32 = 0
         let rc = message.payload.withUnsafeBytes { bytes in
             mosquitto_publish_v5(
-                handle, nil, message.topic, Int32(bytes.count), bytes.baseAddress, Int32(message.qos), message.retain,
+                handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress, Int32(message.qos), message.retain,
                 nil)
         }
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             throw MQTTError(code: rc, description: "cannot publish to \(message.topic): \(describe(rc))")
         }
+        if confirmed, message.qos > 0 { sink.awaited.insert(mid) }
         lastOut = SuspendingClock.now
     }
 
@@ -274,6 +282,8 @@ private final class CallbackSink: @unchecked Sendable {
     var lastLibraryError: String?
     /// Whether the disconnect callback ran in the current step.
     var disconnectReported = false
+    /// The message ids published `confirmed` whose acknowledgement has not come.
+    var awaited: Set<Int32> = []
 
     init(continuation: AsyncStream<MQTTEvent>.Continuation, maximumMessageBytes: Int) {
         self.continuation = continuation
@@ -294,9 +304,16 @@ private final class CallbackSink: @unchecked Sendable {
 
     func disconnected(reason: Int32) {
         disconnectReported = true
+        awaited = []
         continuation.yield(
             .disconnected(reason: reason == 0 ? nil : Self.describe(reason, libraryError: lastLibraryError)))
         lastLibraryError = nil
+    }
+
+    /// A QoS 1 or 2 message was acknowledged (a QoS 0 one written): said only for one published `confirmed`.
+    func published(mid: Int32) {
+        guard awaited.remove(mid) != nil else { return }
+        continuation.yield(.delivered)
     }
 
     func received(_ message: mosquitto_message) {

@@ -79,9 +79,9 @@ package final class MQTTConnection: Sendable {
         try result.get()
     }
 
-    /// Queues `message` (``MQTTClient/publish(_:)``).
-    package func publish(_ message: MQTTMessage) async throws(MQTTError) {
-        try await onClient { client throws(MQTTError) in try client.publish(message) }
+    /// Queues `message` (``MQTTClient/publish(_:confirmed:)``).
+    package func publish(_ message: MQTTMessage, confirmed: Bool = false) async throws(MQTTError) {
+        try await onClient { client throws(MQTTError) in try client.publish(message, confirmed: confirmed) }
     }
 
     /// Subscribes to `filter` (``MQTTClient/subscribe(_:qos:)``).

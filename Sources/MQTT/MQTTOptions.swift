@@ -105,6 +105,9 @@ package enum MQTTEvent: Sendable, Hashable {
     /// The connection ended: `reason` is nil when this client asked, else why (connection lost, keep-alive not
     /// answered, TLS refused, the broker's own reason).
     case disconnected(reason: String?)
+    /// The broker acknowledged a message published `confirmed` (its PUBACK): that message and every one queued
+    /// before it reached the broker, so a goodbye after it loses nothing.
+    case delivered
 }
 
 /// A libmosquitto call that failed, with the library's sentence for it.

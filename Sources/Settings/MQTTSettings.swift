@@ -6,7 +6,7 @@ import MQTTPayloads
 
 extension Settings {
     /// `[mqtt]`: the report published on an MQTT broker the user runs, with Home Assistant's discovery
-    /// (docs/mqtt.md); off unless the user turns it on. Every key is read at start.
+    /// (docs/mqtt.md); off unless the user turns it on. Every key but `follow` applies live.
     public struct MQTT: Sendable, Hashable {
         /// `enabled`: opt-in.
         public var enabled = false
@@ -41,47 +41,51 @@ extension Settings {
             The report on an MQTT broker you run (Mosquitto, Home Assistant's add-on): retained on
             TOPIC/report, with TOPIC/status "online" while connected and "offline" after, and Home
             Assistant's discovery so that it shows the weather as one device. A broker that is down is
-            tried again with backoff; forecastd works on without it. These keys are read at start.
+            tried again with backoff; forecastd works on without it. A daemon that publishes applies
+            edits of these keys live (it says offline and reconnects with the new ones); follow is
+            read at start.
             """,
         [
-            .key("enabled", \.enabled, .boolean, .restart, "Whether to publish on MQTT at all (off by default)."),
+            .key("enabled", \.enabled, .boolean, .live, "Whether to publish on MQTT at all (off by default)."),
             .key(
-                "url", \.broker, .mqttURL, .restart,
+                "url", \.broker, .mqttURL, .live,
                 """
                 The broker: {allowed}.
                 mqtts checks the broker's certificate against ca_file, or the system's CA store when
                 ca_file is "".
                 """),
             .key(
-                "ca_file", \.caFile, .absolutePath.emptyMeansNone, .restart,
+                "ca_file", \.caFile, .absolutePath.emptyMeansNone, .live,
                 "A PEM file of the CA certificates that sign an mqtts broker's certificate; \"\" for the system's."),
             .key(
-                "username", \.username, .nonEmpty("a user name").emptyMeansNone, .restart,
+                "username", \.username, .nonEmpty("a user name").emptyMeansNone, .live,
                 "The user name on the broker; \"\" to connect anonymously."),
             .key(
-                "password_file", \.passwordFile, .absolutePath.emptyMeansNone, .restart,
+                "password_file", \.passwordFile, .absolutePath.emptyMeansNone, .live,
                 """
                 A file whose first line is the password (never logged); "" for the systemd credential
                 mqtt-password when there is one ($CREDENTIALS_DIRECTORY/mqtt-password), else none.
                 """),
             .key(
-                "client_id", \.clientID, .nonEmpty("a client id").emptyMeansNone, .restart,
+                "client_id", \.clientID, .nonEmpty("a client id").emptyMeansNone, .live,
                 "The client id on the broker; \"\" for \"forecastd-\" and the host name."),
             .key(
-                "topic", \.topic, .mqttTopic.emptyMeansNone, .restart,
+                "topic", \.topic, .mqttTopic.emptyMeansNone, .live,
                 "The base topic; \"\" for \"forecastd/\" and the host name."),
             .key(
-                "discovery", \.discovery, .boolean, .restart,
+                "discovery", \.discovery, .boolean, .live,
                 "Whether to publish Home Assistant's MQTT discovery configs (removed again when off)."),
             .key(
-                "discovery_prefix", \.discoveryPrefix, .mqttTopic, .restart,
+                "discovery_prefix", \.discoveryPrefix, .mqttTopic, .live,
                 "Where Home Assistant reads discovery configs (its discovery_prefix)."),
             .key(
                 "follow", \.follow, .mqttTopic.emptyMeansNone, .restart,
                 """
                 Another forecastd's topic ("forecastd/pi-van") whose report this daemon shows, in its own
                 units and language, instead of asking any provider (no forecast, warning or air request;
-                nothing is published); "" to fetch and publish its own.
+                nothing is published); "" to fetch and publish its own. Following or publishing decides
+                which services run (a follower asks no provider), so this waits for a restart; a daemon
+                that follows reads the other keys at start too.
                 """),
         ])
 }

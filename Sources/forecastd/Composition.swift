@@ -241,9 +241,8 @@ public struct DaemonComposition: Sendable {
         } else {
             parts.append(notificationService(state: state))
         }
-        if settings.mqtt.enabled {
-            parts.append(MQTTService(state: state, settings: settings.mqtt, logger: logger))
-        }
+        // Whether MQTT is on or off: a publisher takes `[mqtt]` edits live (and waits for one while it is off).
+        parts.append(MQTTService(state: state, settings: settings.mqtt, logger: logger))
         if notifier.isEnabled {
             // Last, so that graceful shutdown reaches it first: STOPPING=1 before anything stops.
             let watchdog = SystemdNotifier.watchdogInterval().map { interval in

@@ -71,6 +71,28 @@ struct MQTTClientTests {
         #expect(try await onOwnThread { try broker.subscribe("forecastd/polite/status") } == ["forecastd/polite/status online"])
     }
 
+    /// More QoS 1 messages at once than the broker's receive maximum (20): libmosquitto holds the rest back until
+    /// earlier ones are acknowledged, and a goodbye drops what it still holds. The confirmation of the last one
+    /// (`.delivered`) says all of them reached the broker, so a goodbye after it loses none.
+    @Test func theConfirmationOfTheLastMessageComesOnceEveryMessageBeforeItReachedTheBroker() async throws {
+        let broker = try MosquittoBroker.make()
+        let client = try MQTTTestClient(Self.options(broker))
+        try await client.connect()
+        #expect(await client.answer() == .connected)
+        for index in 0..<60 {
+            try await client.publish(
+                MQTTMessage(topic: "forecastd/many/\(index)", text: "\(index)", retain: true, qos: 1))
+        }
+        try await client.publish(
+            MQTTMessage(topic: "forecastd/many/status", text: "offline", retain: true, qos: 1), confirmed: true)
+        #expect(await client.next { $0 == .delivered } == .delivered)
+        await client.disconnect()
+        #expect(await client.disconnected() == .some(nil))
+        let retained = try await onOwnThread { try broker.retained("forecastd/many/#") }
+        #expect(retained.count == 61, "\(retained)")
+        #expect(retained.contains("forecastd/many/status offline"))
+    }
+
     @Test func aPasswordFileAdmitsItsUsersOnly() async throws {
         let broker = try MosquittoBroker.make(access: .passwords(["van": "s3cret-Passw0rd"]))
         let wrong = try MQTTTestClient(Self.options(broker, user: "van", password: "guess"))

@@ -52,7 +52,9 @@ final class MQTTTestClient: Sendable {
 
     func connect() async throws { try await connection.connect() }
 
-    func publish(_ message: MQTTMessage) async throws { try await connection.publish(message) }
+    func publish(_ message: MQTTMessage, confirmed: Bool = false) async throws {
+        try await connection.publish(message, confirmed: confirmed)
+    }
 
     func subscribe(_ filter: String) async throws { try await connection.subscribe(filter, qos: 1) }
 
