@@ -21,6 +21,8 @@ extension MQTTService {
         var discovered: (units: ReportUnits, language: LanguageChoice)?
         /// The cities whose discovery configs were published since the connection.
         var discoveredCities: Set<String> = []
+        /// With discovery off, the cities whose discovery configs were emptied since the connection.
+        var emptiedCities: Set<String> = []
         /// The cities whose reports this daemon has published (kept across reconnects): one that leaves the list
         /// has its retained report and its discovery configs emptied.
         var publishedCities: Set<String> = []
@@ -56,6 +58,7 @@ extension MQTTService {
                 outage = Outage()
                 discovered = nil
                 discoveredCities = []
+                emptiedCities = []
                 logger.info(
                     "Connected to the MQTT broker.",
                     metadata: ["broker": "\(setup.options.brokerDescription)", "topic": "\(setup.topics.base)"])
@@ -107,11 +110,17 @@ extension MQTTService {
             for (city, inputs) in zip(cities, latest.cityInputs) {
                 await publishShared(setup.topics.cityReport(city.id), report: city.report, inputs: inputs, now: now)
                 publishedCities.insert(city.id)
-                guard setup.settings.discovery, !discoveredCities.contains(city.id) else { continue }
-                await publishConfigs { phrases in
-                    try setup.discovery.configs(city: (city.id, city.name), units: city.report.units, phrases: phrases)
+                if setup.settings.discovery, !discoveredCities.contains(city.id) {
+                    await publishConfigs { phrases in
+                        try setup.discovery.configs(city: (city.id, city.name), units: city.report.units, phrases: phrases)
+                    }
+                    discoveredCities.insert(city.id)
+                } else if !setup.settings.discovery, !emptiedCities.contains(city.id) {
+                    // What a run with discovery on left for this city goes, as the configs for here do at the
+                    // connection: Home Assistant removes the city's device.
+                    for removal in setup.discovery.removals(city: city.id) { await publish(removal.topic, removal.payload) }
+                    emptiedCities.insert(city.id)
                 }
-                discoveredCities.insert(city.id)
             }
             let listed = Set(cities.map(\.id))
             for gone in publishedCities.subtracting(listed).sorted() {
@@ -119,6 +128,7 @@ extension MQTTService {
                 for removal in setup.discovery.removals(city: gone) { await publish(removal.topic, removal.payload) }
                 publishedCities.remove(gone)
                 discoveredCities.remove(gone)
+                emptiedCities.remove(gone)
             }
         }
 

@@ -169,6 +169,38 @@ struct MQTTPublishTests {
         await daemon.stop()
     }
 
+    /// A daemon started with `discovery = false` empties the configs an earlier run with it on left, for here and
+    /// for each listed city (Home Assistant removes both devices), and publishes the reports as before.
+    @Test func aStartWithDiscoveryOffRemovesTheDevicesAnEarlierRunLeftForHereAndEachCity() async throws {
+        let broker = try MosquittoBroker.make()
+        let server = try await ReplayServer.start()
+        let paris = "\n[[cities]]\nname = \"Paris\"\ncountry = \"FR\"\nlatitude = 48.85341\nlongitude = 2.3488\n"
+        let mqtt = Self.mqttSettings(broker, topic: "forecastd/d")
+        let here = "homeassistant/+/forecastd_d/+/config"
+        let city = "homeassistant/+/forecastd_d_city_paris-fr/+/config"
+        let first = try await startPinnedAtSamara(server: server, extra: mqtt + paris)
+        defer { first.removeDirectory() }
+        try await first.wait(for: "the configs for here and Paris", timeout: .seconds(20)) {
+            let (forHere, forParis) = (try await Self.retained(broker, here), try await Self.retained(broker, city))
+            return forHere.count == 18 && forParis.count == 13
+        }
+        #expect(await first.stop() == 0)
+        let firstParis = try await Self.retainedJSON(broker, "forecastd/d/cities/paris-fr/report")?["published_at"] as? String
+
+        let second = try await startPinnedAtSamara(server: server, extra: mqtt + "discovery = false\n" + paris)
+        defer { second.removeDirectory() }
+        try await second.wait(for: "both devices' configs emptied", timeout: .seconds(20)) {
+            let (forHere, forParis) = (try await Self.retained(broker, here), try await Self.retained(broker, city))
+            return forHere.isEmpty && forParis.isEmpty
+        }
+        try await second.wait(for: "Paris's report published again", timeout: .seconds(20)) {
+            let shared = try await Self.retainedJSON(broker, "forecastd/d/cities/paris-fr/report")
+            return shared?["published_at"] as? String != firstParis && (shared?["report"] as? [String: Any])?["current"] != nil
+        }
+        #expect(try await Self.retained(broker, "forecastd/d/status") == ["forecastd/d/status online"])
+        #expect(await second.stop() == 0)
+    }
+
     @Test func aBrokerDownAtStartKilledAndRestartedNeverStopsTheDaemon() async throws {
         let broker = try MosquittoBroker.make(started: false)
         let server = try await ReplayServer.start()
